@@ -1,0 +1,37 @@
+# The two quick-start commands: `make play` and `make test`.
+# Each builds .venv from the lock file on first use (Python 3.11+ is all it needs).
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: play test check lint typecheck bench clean
+
+$(STAMP): requirements/dev.lock pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements/dev.lock
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	touch $(STAMP)
+
+play: $(STAMP)
+	$(BIN)/elferraus play
+
+test: lint typecheck
+	$(BIN)/pytest -n 2
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff format --check src tests benchmarks
+
+typecheck: $(STAMP)
+	$(BIN)/mypy --strict src
+
+bench: $(STAMP)
+	$(PYTHON) -m venv .venv-bench
+	.venv-bench/bin/python -m pip install --quiet --disable-pip-version-check --require-hashes -r benchmarks/requirements.lock
+	.venv-bench/bin/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	.venv-bench/bin/python benchmarks/random_games.py
+
+clean:
+	rm -rf $(VENV) .venv-bench .mypy_cache .ruff_cache

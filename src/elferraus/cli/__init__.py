@@ -1,0 +1,1 @@
+"""The ``elferraus`` command line."""

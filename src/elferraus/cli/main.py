@@ -1,0 +1,101 @@
+"""``elferraus``: play, simulate, check and replay games."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from elferraus import __version__
+from elferraus.bots import BOTS
+from elferraus.rules import PRESETS
+
+
+def _players(text: str) -> int:
+    value = int(text)
+    if not 2 <= value <= 6:
+        raise argparse.ArgumentTypeError(f"players must be 2-6, not {value}")
+    return value
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of every subcommand."""
+    parser = argparse.ArgumentParser(
+        prog="elferraus",
+        description="Elfer raus! - the family card game. Play it, simulate it, check and replay game records.",
+    )
+    parser.add_argument("--version", action="version", version=f"elferraus {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    play = commands.add_parser("play", help="play against computer players in the terminal")
+    play.add_argument("--players", type=_players, default=4, help="players at the table, 2-6 (default 4)")
+    play.add_argument("--rules", choices=sorted(PRESETS), default="classic", help="rules preset (default classic)")
+    play.add_argument("--bots", default="greedy", help="computer level, or one per computer seat, comma-separated")
+    play.add_argument("--rounds", type=_positive, default=1, help="rounds of a match with penalty points (default 1)")
+    play.add_argument("--seed", type=int, default=None, help="seed of the deal (default: a new one each time)")
+    play.add_argument("--lang", choices=["en", "de"], default=None, help="language (default: the system locale)")
+    play.add_argument("--save", metavar="FILE", default=None, help="append the game record(s) to FILE")
+    play.add_argument("--delay", type=float, default=0.0, help="seconds between computer moves (default 0)")
+
+    simulate = commands.add_parser("simulate", help="play many games between computer players")
+    simulate.add_argument("--players", type=_players, default=4)
+    simulate.add_argument("--games", type=_positive, default=1000)
+    simulate.add_argument("--seed", type=int, default=0)
+    simulate.add_argument(
+        "--bots", default="random", help=f"one level for all seats or one per seat ({', '.join(BOTS)})"
+    )
+    simulate.add_argument("--rules", choices=sorted(PRESETS), default="classic")
+    simulate.add_argument("--out", metavar="FILE", default=None, help="write the records as JSON Lines ('-' = stdout)")
+
+    check = commands.add_parser("check", help="check every record in a JSON Lines file")
+    check.add_argument("file", metavar="FILE", help="a file of elferraus/1 records ('-' = stdin)")
+
+    replay = commands.add_parser("replay", help="show a recorded game move by move")
+    replay.add_argument("file", metavar="FILE", help="a file of elferraus/1 records ('-' = stdin)")
+    replay.add_argument("--game", type=_positive, default=1, help="which game of the file (default 1)")
+    replay.add_argument("--lang", choices=["en", "de"], default=None)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code."""
+    try:
+        return _dispatch(argv)
+    except BrokenPipeError:
+        # The reader (e.g. `head`) went away: stop quietly, as Unix tools do.
+        sys.stderr.close()
+        return 141
+
+
+def _dispatch(argv: Sequence[str] | None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command == "simulate":
+        from elferraus.cli.simulate import run_simulate
+
+        return run_simulate(args, parser)
+    if args.command == "check":
+        from elferraus.cli.check import run_check
+
+        return run_check(args)
+    if args.command == "replay":
+        from elferraus.cli.replay import run_replay
+
+        return run_replay(args)
+    if args.command == "play":
+        from elferraus.cli.play import run_play
+
+        return run_play(args, parser)
+    parser.print_help()
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

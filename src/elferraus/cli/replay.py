@@ -1,0 +1,94 @@
+"""``elferraus replay``: a recorded game, move by move, with every hand shown."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from elferraus.cli.files import FileOpenError, open_text
+from elferraus.cli.table import hand_text, row_lines
+from elferraus.errors import RecordError
+from elferraus.game import Game
+from elferraus.i18n import Lang, detect_language, tr
+from elferraus.record import iter_records
+
+
+def seat_names(game: Game, lang: Lang) -> list[str]:
+    """The players' names from the record's ``names`` key, else "seat N"."""
+    names: Any = game.metadata.get("names")
+    if isinstance(names, list) and len(names) == game.players and all(isinstance(n, str) for n in names):
+        return list(names)
+    word = "Platz" if lang == "de" else "seat"
+    return [f"{word} {seat}" for seat in range(game.players)]
+
+
+def describe_move(name: str, text: str, lang: Lang, *, you: bool = False) -> str:
+    """A record move (``"2 R10"``, ``"2 draw Y4"``, ``"2 pass"``) in words.
+
+    With ``you`` it is the reader's own move (German conjugates differently).
+    """
+    parts = text.split()
+    if parts[1] == "pass":
+        return tr("you_pass", lang) if you else tr("did_pass", lang, name=name)
+    if parts[1] == "draw":
+        if len(parts) == 3:
+            return tr("you_draw", lang, card=parts[2]) if you else tr("did_draw_card", lang, name=name, card=parts[2])
+        return tr("did_draw", lang, name=name)
+    return tr("you_lay", lang, card=parts[1]) if you else tr("did_lay", lang, name=name, card=parts[1])
+
+
+def table_lines(game: Game, names: list[str], lang: Lang) -> list[str]:
+    """The rows, every hand and the pile size."""
+    lines = row_lines(game.rows(), game.rules.colors, lang)
+    for seat in range(game.players):
+        count = len(game.hand(seat))
+        lines.append(f"    {names[seat]:>10} ({count:2d} {tr('cards', lang)}): {hand_text(game.hand(seat))}")
+    lines.append(f"    {tr('pile', lang)}: {game.pile_size()}")
+    return lines
+
+
+def replay_lines(recorded: Game, lang: Lang) -> list[str]:
+    """The whole replay as lines of text."""
+    dealt = recorded.dealt
+    assert dealt is not None
+    hands, pile = dealt
+    game = Game(hands, pile, recorded.rules)
+    names = seat_names(recorded, lang)
+    preset = recorded.rules.preset_name or "custom"
+    lines = [f"{recorded.players} players · rules: {preset} · seed: {recorded.metadata.get('seed', '-')}"]
+    lines += table_lines(game, names, lang)
+    history = recorded.history()
+    for number, text in enumerate(recorded.record_moves(), start=1):
+        seat = game.turn
+        game.push(history[number - 1][1])
+        lines.append(f"{number:4d}. {describe_move(names[seat], text, lang)}")
+        if game.turn != seat or game.is_over():
+            lines += table_lines(game, names, lang)
+    if game.is_over():
+        winner = game.winner
+        assert winner is not None
+        lines.append(tr("winner_other", lang, name=names[winner]))
+        penalties = ", ".join(f"{names[s]} {p}" for s, p in enumerate(game.penalties()))
+        lines.append(f"{tr('penalties', lang)}: {penalties}")
+    return lines
+
+
+def run_replay(args: argparse.Namespace) -> int:
+    """Print game ``--game`` of the file move by move."""
+    lang = detect_language(args.lang)
+    try:
+        with open_text(args.file) as handle:
+            for count, (line, item) in enumerate(iter_records(handle), start=1):
+                if count < args.game:
+                    continue
+                if isinstance(item, RecordError):
+                    print(f"elferraus replay: line {line}: {item.problem}", file=sys.stderr)
+                    return 1
+                print("\n".join(replay_lines(item, lang)))
+                return 0
+    except FileOpenError as error:
+        print(f"elferraus replay: {error}", file=sys.stderr)
+        return 2
+    print(f"elferraus replay: {args.file} has no game {args.game}", file=sys.stderr)
+    return 1

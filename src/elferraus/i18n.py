@@ -1,0 +1,72 @@
+"""The word catalogue: every text a person reads, in English and German.
+
+German terms follow the box: *anlegen* (lay), *ziehen* (draw), *Zug beenden*
+(end turn), *Stapel* (pile), *Reihe* (row), *Elfer* (11).
+"""
+
+from __future__ import annotations
+
+import locale
+import os
+import tomllib
+from collections.abc import Mapping
+from importlib import resources
+from typing import Literal
+
+Lang = Literal["en", "de"]
+LANGUAGES: tuple[Lang, ...] = ("en", "de")
+
+
+def _load_catalogue() -> tuple[dict[str, tuple[str, str]], dict[str, tuple[str, str]]]:
+    data = tomllib.loads(resources.files("elferraus").joinpath("messages.toml").read_text(encoding="utf-8"))
+    colors = {key: (entry["en"], entry["de"]) for key, entry in data["colors"].items()}
+    messages = {key: (entry["en"], entry["de"]) for key, entry in data["messages"].items()}
+    return colors, messages
+
+
+COLOR_WORDS, MESSAGES = _load_catalogue()
+"""Colour names and messages: key -> (English, German), from ``messages.toml``."""
+
+
+def detect_language(explicit: str | None = None) -> Lang:
+    """The language to speak: ``explicit`` if given, else the system locale (German or English)."""
+    if explicit:
+        if explicit not in LANGUAGES:
+            raise ValueError(f"language must be one of {', '.join(LANGUAGES)}, not {explicit!r}")
+        return "de" if explicit == "de" else "en"
+    for variable in ("LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE"):
+        value = os.environ.get(variable, "")
+        if value:
+            return "de" if value.lower().startswith("de") else "en"
+    code = locale.getlocale()[0] or ""
+    return "de" if code.lower().startswith("de") else "en"
+
+
+def tr(key: str, lang: Lang, **params: object) -> str:
+    """The message ``key`` in ``lang``, with ``params`` filled in.
+
+    >>> tr("did_lay", "de", name="Anna", card="R12")
+    'Anna legt R12 an'
+    """
+    english, german = MESSAGES[key]
+    return (german if lang == "de" else english).format(**params)
+
+
+def color_name(letter: str, lang: Lang) -> str:
+    """The name of the colour with this letter."""
+    english, german = COLOR_WORDS[letter]
+    return german if lang == "de" else english
+
+
+def explain(reason: str, details: Mapping[str, object], lang: Lang) -> str:
+    """Word an illegal-move reason (from :class:`~elferraus.IllegalMoveError`) for a player."""
+    if reason not in MESSAGES:
+        return tr("not_a_move", lang)
+    params = dict(details)
+    if "color" in params:
+        params["color_name"] = color_name(str(params["color"]), lang)
+    if "fitting" in params:
+        given = params["fitting"]
+        fitting = [str(card) for card in given] if isinstance(given, list | tuple) else [str(given)]
+        params["fitting"] = f" {tr('or', lang)} ".join(fitting) if fitting else tr("nothing_more", lang)
+    return tr(reason, lang, **params)

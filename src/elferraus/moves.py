@@ -1,0 +1,89 @@
+"""Moves and their notation: a lay ``R12``, ``draw`` and ``pass``.
+
+There is one :class:`Move` object per possible move, so the legal-move list
+holds shared objects and membership tests are identity checks.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+from elferraus.cards import CARDS, Card
+from elferraus.errors import NotationError
+
+DRAW_CODE = -1
+PASS_CODE = -2
+
+
+class MoveKind(enum.Enum):
+    """What a move does."""
+
+    LAY = "lay"
+    DRAW = "draw"
+    PASS = "pass"
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """One action of the player to move.
+
+    >>> Move.parse("r12")
+    Move.parse('R12')
+    >>> Move.parse("draw") is DRAW
+    True
+    """
+
+    kind: MoveKind
+    card: Card | None = None
+    code: int = field(init=False, repr=False, compare=False)
+    """The card index for a lay, :data:`DRAW_CODE` or :data:`PASS_CODE` otherwise."""
+
+    def __post_init__(self) -> None:
+        if (self.kind is MoveKind.LAY) != (self.card is not None):
+            raise NotationError(f"a {self.kind.value} move {'needs' if self.card is None else 'takes no'} card")
+        code = self.card.index if self.card is not None else (DRAW_CODE if self.kind is MoveKind.DRAW else PASS_CODE)
+        object.__setattr__(self, "code", code)
+
+    @staticmethod
+    def lay(card: Card | str) -> Move:
+        """The move that lays ``card``."""
+        if isinstance(card, str):
+            card = Card.parse(card)
+        return LAYS[card.index]
+
+    @staticmethod
+    def parse(text: str) -> Move:
+        """Read ``R12``, ``draw`` or ``pass`` (any case).
+
+        Raises:
+            NotationError: the text is not a move.
+        """
+        word = text.strip().lower()
+        if word == "draw":
+            return DRAW
+        if word == "pass":
+            return PASS
+        try:
+            return LAYS[Card.parse(word).index]
+        except NotationError:
+            raise NotationError(f"{text!r} is not a move: write a card to lay (e.g. R12), 'draw' or 'pass'") from None
+
+    @property
+    def is_lay(self) -> bool:
+        """True for a lay."""
+        return self.kind is MoveKind.LAY
+
+    def __str__(self) -> str:
+        return str(self.card) if self.card is not None else self.kind.value
+
+    def __repr__(self) -> str:
+        return f"Move.parse({str(self)!r})"
+
+
+LAYS: tuple[Move, ...] = tuple(Move(MoveKind.LAY, card) for card in CARDS)
+"""The lay of each card, by card index."""
+DRAW = Move(MoveKind.DRAW)
+"""Draw the top card of the pile."""
+PASS = Move(MoveKind.PASS)
+"""End the turn."""

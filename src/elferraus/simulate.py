@@ -1,0 +1,34 @@
+"""Playing whole games between computer players."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from elferraus.bots import Bot, make_bot
+from elferraus.deal import derive_seed
+from elferraus.game import Game
+from elferraus.rules import Rules
+
+
+def play_out(game: Game, bots: Sequence[Bot]) -> Game:
+    """Let ``bots`` (one per seat) play ``game`` to the end; each sees only its view.
+
+    Raises:
+        IllegalMoveError: a bot chose an illegal move.
+    """
+    for seat, bot in enumerate(bots):
+        bot.start_game(seat, game.players, game.rules)
+    while not game.is_over():
+        seat = game.turn
+        game.push(bots[seat].choose(game.view(seat)))
+    return game
+
+
+def simulate_game(players: int, seed: int, bot_names: Sequence[str], rules: Rules, index: int = 0) -> Game:
+    """Deal game ``index`` of a run seeded ``seed`` and play it out with the named bots."""
+    game_seed = derive_seed(seed, index)
+    game = Game.deal(players, game_seed, rules)
+    bots = [make_bot(name, derive_seed(game_seed, seat + 1)) for seat, name in enumerate(bot_names)]
+    play_out(game, bots)
+    game.metadata.update({"seed": game_seed, "bots": list(bot_names), "game": index + 1})
+    return game
