@@ -90,15 +90,16 @@ class PromptGame:
         names: list[str],
         bots: dict[int, Bot],
         lang: Lang,
-        delay: float,
-        read: Callable[[str], str] = input,
+        *,
+        delay: float = 0.0,
+        read: Callable[[str], str] | None = None,
         console: Console | None = None,
     ) -> None:
         self.names = names
         self.bots = bots
         self.lang = lang
         self.delay = delay
-        self.read = read
+        self.read = read or input
         self.console = console or Console(highlight=False)
 
     def say(self, text: str) -> None:

@@ -1,0 +1,266 @@
+"""The elferraus command: every subcommand, its output and its exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from elferraus import __version__, read_records
+from elferraus.cli.main import main
+from elferraus.cli.play import PromptGame, parse_input, status_line
+from elferraus.bots import make_bot
+from elferraus.game import Game
+from elferraus.moves import DRAW, PASS, Move
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--version"])
+    assert exit_info.value.code == 0
+    assert capsys.readouterr().out.strip() == f"elferraus {__version__}"
+
+
+@pytest.mark.parametrize("command", ["play", "simulate", "check", "replay"])
+def test_help_names_every_command(capsys: pytest.CaptureFixture[str], command: str) -> None:
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert command in capsys.readouterr().out
+
+
+def test_console_script_runs() -> None:
+    done = subprocess.run([sys.executable, "-m", "elferraus.cli.main", "--version"], capture_output=True, text=True)
+    assert done.returncode == 0
+    assert __version__ in done.stdout
+
+
+def test_simulate_writes_legal_records(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "games.jsonl"
+    code, stdout, _ = run(
+        capsys,
+        "simulate",
+        "--players",
+        "3",
+        "--games",
+        "25",
+        "--seed",
+        "7",
+        "--bots",
+        "greedy,random,greedy",
+        "--out",
+        str(out),
+    )
+    assert code == 0
+    assert "25 games in" in stdout
+    assert "games/s" in stdout
+    lines = out.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 25
+    games = list(read_records(lines))
+    assert all(game.is_over() and game.players == 3 for game in games)
+    assert json.loads(lines[0])["bots"] == ["greedy", "random", "greedy"]
+
+
+def test_simulate_is_reproducible(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    for path in (first, second):
+        run(capsys, "simulate", "--games", "10", "--seed", "3", "--bots", "random", "--out", str(path))
+    assert first.read_bytes() == second.read_bytes()
+
+
+@pytest.mark.parametrize("preset", ["classic", "ravensburger", "beginners"])
+def test_simulate_every_preset(tmp_path: Path, capsys: pytest.CaptureFixture[str], preset: str) -> None:
+    out = tmp_path / "games.jsonl"
+    code, _, _ = run(capsys, "simulate", "--players", "2", "--games", "5", "--rules", preset, "--out", str(out))
+    assert code == 0
+    games = list(read_records(out.read_text(encoding="utf-8").splitlines()))
+    assert {game.rules.preset_name for game in games} == {preset}
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--bots", "greedy,random"], "2 bots for 4 players"),
+        (["--bots", "wizard"], "unknown bot 'wizard'"),
+        (["--players", "7"], "players must be 2-6"),
+        (["--games", "0"], "must be at least 1"),
+    ],
+)
+def test_simulate_rejects_bad_arguments(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["simulate", *argv])
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def _record_lines(count: int) -> list[str]:
+    lines = []
+    for seed in range(count):
+        game = Game.deal(players=2, seed=seed)
+        while not game.is_over():
+            game.push(game.legal_moves()[0])
+        lines.append(json.dumps(game.to_record()))
+    return lines
+
+
+def test_check_accepts_good_records(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "good.jsonl"
+    path.write_text("\n".join(_record_lines(3)) + "\n", encoding="utf-8")
+    code, out, _ = run(capsys, "check", str(path))
+    assert code == 0
+    assert "3 records: 3 legal, 0 bad" in out
+
+
+def test_check_reports_one_line_per_bad_record(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    good = _record_lines(3)
+    broken_move = json.loads(good[1])
+    broken_move["moves"][4] = "9 pass"
+    lines = [good[0], json.dumps(broken_move), "{not json", good[2], json.dumps({"format": "elferraus/2"})]
+    path = tmp_path / "mixed.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    code, out, err = run(capsys, "check", str(path))
+    assert code == 1
+    reported = out.strip().splitlines()
+    assert len(reported) == 3
+    assert reported[0].startswith("line 2, move 5: '9 pass': it is seat")
+    assert reported[1].startswith("line 3: not valid JSON")
+    assert reported[2].startswith("line 5: ")
+    assert "5 records: 2 legal, 3 bad" in err
+
+
+def test_check_missing_file(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "check", "/nonexistent/games.jsonl")
+    assert code == 2
+    assert "cannot open /nonexistent/games.jsonl" in err
+
+
+def test_replay_shows_the_game(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "games.jsonl"
+    path.write_text("\n".join(_record_lines(2)) + "\n", encoding="utf-8")
+    code, out, _ = run(capsys, "replay", str(path), "--game", "2", "--lang", "en")
+    assert code == 0
+    game = next(iter(read_records(path.read_text(encoding="utf-8").splitlines()[1:])))
+    assert f"{game.players} players" in out
+    first_lay = game.record_moves()[0].split()[1]
+    assert f"1. seat {game.history()[0][0]} laid {first_lay}" in out
+    assert "R ●" in out
+    assert "pile: " in out
+    winner = game.winner
+    assert f"seat {winner} won." in out
+
+
+def test_replay_in_german(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "games.jsonl"
+    path.write_text(_record_lines(1)[0] + "\n", encoding="utf-8")
+    code, out, _ = run(capsys, "replay", str(path), "--lang", "de")
+    assert code == 0
+    assert "legt" in out
+    assert "Stapel" in out
+    assert "Strafpunkte" in out
+
+
+def test_replay_missing_game(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "games.jsonl"
+    path.write_text(_record_lines(1)[0] + "\n", encoding="utf-8")
+    code, _, err = run(capsys, "replay", str(path), "--game", "4")
+    assert code == 1
+    assert "has no game 4" in err
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("R12", Move.parse("R12")),
+        (" y7 ", Move.parse("Y7")),
+        ("d", DRAW),
+        ("ziehen", DRAW),
+        ("p", PASS),
+        ("beenden", PASS),
+        ("?", "help"),
+        ("h", "hint"),
+        ("q", "quit"),
+    ],
+)
+def test_parse_input(text: str, expected: object) -> None:
+    assert parse_input(text) == expected
+
+
+class Script:
+    """Typed answers for the prompt; records every question asked."""
+
+    def __init__(self, answers: list[str]) -> None:
+        self.answers = answers
+        self.questions: list[str] = []
+
+    def __call__(self, question: str) -> str:
+        self.questions.append(question)
+        if not self.answers:
+            raise EOFError
+        return self.answers.pop(0)
+
+
+def test_prompt_plays_a_whole_game_and_explains_mistakes(capsys: pytest.CaptureFixture[str]) -> None:
+    game = Game.deal(players=3, seed=11)
+    helper = make_bot("greedy", 1)
+    answers: list[str] = ["nonsense", "B99", "pass"]
+
+    def read(question: str) -> str:
+        if answers:
+            return answers.pop(0)
+        return str(helper.choose(game.view(0)))
+
+    names = ["You", "Computer 1", "Computer 2"]
+    bots = {1: make_bot("greedy", 2), 2: make_bot("random", 3)}
+    from rich.console import Console
+
+    console = Console(file=sys.stdout, width=100, color_system=None)
+    PromptGame(names, bots, "en", read=read, console=console).play(game)
+    out = capsys.readouterr().out
+    assert game.is_over()
+    assert "'nonsense' is not a move" in out
+    assert "'B99' is not a move" in out
+    assert "lay a card or draw before you end your turn" in out or "you hold" in out
+    assert "Your hand:" in out
+
+
+def test_status_line_words_the_phase() -> None:
+    game = Game.deal(players=2, seed=4)
+    opener = game.turn
+    assert "open the game" in status_line(game.view(opener), "en")
+    game.push(game.legal_moves()[0])
+    assert status_line(game.view(game.turn), "de").startswith("du bist dran")
+
+
+def test_play_command_quits_cleanly_on_end_of_input(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def no_more(question: str) -> str:
+        raise EOFError
+
+    monkeypatch.setattr("builtins.input", no_more)
+    code = main(["play", "--players", "2", "--seed", "1", "--lang", "en"])
+    assert code == 0
+    assert "Goodbye!" in capsys.readouterr().out
+
+
+def test_play_saves_the_record(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def no_more(question: str) -> str:
+        raise EOFError
+
+    monkeypatch.setattr("builtins.input", no_more)
+    path = tmp_path / "saved.jsonl"
+    main(["play", "--players", "2", "--seed", "1", "--save", str(path)])
+    saved = list(read_records(path.read_text(encoding="utf-8").splitlines()))
+    assert len(saved) == 1
+    assert saved[0].winner is None
+    assert saved[0].metadata["names"][0] in ("You", "Du")
