@@ -11,10 +11,12 @@ from collections.abc import Callable
 
 from elferraus.bots.base import Bot
 from elferraus.bots.baseline import GreedyBot, RandomBot
+from elferraus.bots.medium import MediumBot
 
 BOTS: dict[str, Callable[[int], Bot]] = {
     "random": RandomBot,
     "greedy": GreedyBot,
+    "medium": MediumBot,
 }
 """Every built-in level, by name."""
 
@@ -32,4 +34,4 @@ def make_bot(name: str, seed: int = 0) -> Bot:
     return factory(seed)
 
 
-__all__ = ["BOTS", "Bot", "GreedyBot", "RandomBot", "make_bot"]
+__all__ = ["BOTS", "Bot", "GreedyBot", "MediumBot", "RandomBot", "make_bot"]

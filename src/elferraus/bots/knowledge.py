@@ -1,0 +1,216 @@
+"""What one seat can know and infer from its view alone.
+
+Cards are indices ``colour * 20 + number - 1`` and sets of cards are int
+bitmasks, as in the engine's core. Nothing here ever sees another hand: the
+only inputs are a :class:`~elferraus.SeatView` and its public move history.
+
+Inference: a player who draws before laying anything, or ends his turn
+while cards fit, probably holds none of the cards that fit at that moment
+(certainly so for a player who lays whatever he can). Each such sighting
+marks those cards as unlikely in his hand; every card he draws afterwards
+makes the mark weaker, since the card may have come off the pile.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from elferraus.cards import ELEVEN, NUMBERS
+from elferraus.view import SeatView
+
+SIGHTING_WEIGHT = 0.15
+"""Relative chance that a seat holds a card it was seen not to play."""
+
+
+def card_index(color_order: int, number: int) -> int:
+    """The index of a card from its colour's place in ``RYGB`` and its number."""
+    return color_order * NUMBERS + number - 1
+
+
+def mask_of_cards(cards: object) -> int:
+    """Bitmask of an iterable of :class:`~elferraus.Card`."""
+    mask = 0
+    for card in cards:  # type: ignore[attr-defined]
+        mask |= 1 << card.index
+    return mask
+
+
+def fit_mask_of_rows(rows: dict[int, tuple[int, int]], colors: int) -> int:
+    """Cards that fit, from rows given as colour order -> (low, high)."""
+    fit = 0
+    for c in range(colors):
+        row = rows.get(c)
+        if row is None:
+            fit |= 1 << card_index(c, ELEVEN)
+            continue
+        low, high = row
+        if low > 1:
+            fit |= 1 << card_index(c, low - 1)
+        if high < NUMBERS:
+            fit |= 1 << card_index(c, high + 1)
+    return fit
+
+
+def table_mask_of_rows(rows: dict[int, tuple[int, int]]) -> int:
+    """Cards on the table."""
+    mask = 0
+    for c, (low, high) in rows.items():
+        mask |= ((1 << (high - low + 1)) - 1) << card_index(c, low)
+    return mask
+
+
+@dataclass
+class Tracker:
+    """Follows a game's public history for one seat, one move at a time."""
+
+    seat: int
+    players: int
+    colors: int
+    seen: int = 0
+    """How many moves of the history are processed."""
+    rows: dict[int, tuple[int, int]] = field(default_factory=dict)
+    pile: int = 0
+    sightings: list[dict[int, float]] = field(default_factory=list)
+    """Per seat: card -> relative chance he holds it after a sighting (1 = no sighting)."""
+    drew_first: list[int] = field(default_factory=list)
+    """Per seat: how many of his turns began with a draw."""
+    turns: list[int] = field(default_factory=list)
+    _turn_seat: int = -1
+    _turn_laid: int = 0
+    _turn_drew: bool = False
+
+    def reset(self, pile: int) -> None:
+        """Forget everything: a new game with ``pile`` cards on the pile."""
+        self.seen = 0
+        self.rows = {}
+        self.pile = pile
+        self.sightings = [{} for _ in range(self.players)]
+        self.drew_first = [0] * self.players
+        self.turns = [0] * self.players
+        self._turn_seat = -1
+        self._turn_laid = 0
+        self._turn_drew = False
+
+    def update(self, view: SeatView) -> None:
+        """Take in the moves of ``view`` not seen yet."""
+        moves = view.moves
+        if len(moves) < self.seen or not self.sightings:
+            initial_pile = view.pile + sum(1 for text in moves if " draw" in text)
+            self.reset(initial_pile)
+        for text in moves[self.seen :]:
+            self._apply(text)
+        self.seen = len(moves)
+
+    def _apply(self, text: str) -> None:
+        seat_text, action, *_ = text.split()
+        seat = int(seat_text)
+        if seat != self._turn_seat:
+            self._turn_seat, self._turn_laid, self._turn_drew = seat, 0, False
+            self.turns[seat] += 1
+        if action == "draw":
+            if not self._turn_laid and not self._turn_drew and seat != self.seat:
+                self._sight(seat)
+                self.drew_first[seat] += 1
+            self._turn_drew = True
+            self._weaken(seat)
+            self.pile -= 1
+        elif action == "pass":
+            if self._turn_laid and seat != self.seat:
+                self._sight(seat)
+        else:
+            color_order = "RYGB".index(action[0])
+            number = int(action[1:])
+            row = self.rows.get(color_order)
+            if row is None:
+                self.rows[color_order] = (number, number)
+            else:
+                low, high = row
+                self.rows[color_order] = (min(low, number), max(high, number))
+            self._turn_laid += 1
+
+    def _sight(self, seat: int) -> None:
+        marks = self.sightings[seat]
+        fit = fit_mask_of_rows(self.rows, self.colors)
+        while fit:
+            low = fit & -fit
+            marks[low.bit_length() - 1] = SIGHTING_WEIGHT
+            fit ^= low
+        # A row that is not open yet cannot be told apart from a held-back 11; keep those marks mild.
+        for c in range(self.colors):
+            if c not in self.rows:
+                marks[card_index(c, ELEVEN)] = 0.5
+
+    def _weaken(self, seat: int) -> None:
+        if self.pile <= 0:
+            return
+        share = 1.0 / self.pile
+        marks = self.sightings[seat]
+        for card, weight in marks.items():
+            marks[card] = weight + (1.0 - weight) * share
+
+
+@dataclass(frozen=True)
+class Knowledge:
+    """One decision's worth of facts about the table, from a seat's view."""
+
+    view: SeatView
+    own: int
+    table: int
+    unknown: int
+    fit: int
+    rows: dict[int, tuple[int, int]]
+    opponents: tuple[int, ...]
+    sightings: list[dict[int, float]]
+
+    @staticmethod
+    def of(view: SeatView, tracker: Tracker | None = None) -> Knowledge:
+        """Everything the view says, plus the tracker's sightings."""
+        colors = len(view.rules.colors)
+        rows = {"RYGB".index(color.value): row for color, row in view.rows.items()}
+        own = mask_of_cards(view.hand)
+        table = table_mask_of_rows(rows)
+        deck = (1 << (colors * NUMBERS)) - 1
+        opponents = tuple(seat for seat in range(view.players) if seat != view.seat)
+        if tracker is not None:
+            tracker.update(view)
+            sightings = tracker.sightings
+        else:
+            sightings = [{} for _ in range(view.players)]
+        return Knowledge(
+            view=view,
+            own=own,
+            table=table,
+            unknown=deck & ~own & ~table,
+            fit=fit_mask_of_rows(rows, colors),
+            rows=rows,
+            opponents=opponents,
+            sightings=sightings,
+        )
+
+    def holds_own(self, index: int) -> bool:
+        """True if this seat holds card ``index``."""
+        return bool(self.own >> index & 1)
+
+    def is_unknown(self, index: int) -> bool:
+        """True if card ``index`` is in another hand or on the pile."""
+        return bool(self.unknown >> index & 1)
+
+    def opponent_chance(self, index: int) -> float:
+        """The chance that card ``index`` (unknown to us) is in some opponent's hand."""
+        if not self.unknown >> index & 1:
+            return 0.0
+        counts = self.view.hand_counts
+        held = 0.0
+        for seat in self.opponents:
+            held += counts[seat] * self.sightings[seat].get(index, 1.0)
+        pile = float(self.view.pile)
+        return held / (held + pile) if held + pile > 0 else 0.0
+
+    def holder_chances(self, index: int) -> list[float]:
+        """Per seat, the chance it holds unknown card ``index``; the pile gets the rest."""
+        counts = self.view.hand_counts
+        weights = [0.0] * self.view.players
+        for seat in self.opponents:
+            weights[seat] = counts[seat] * self.sightings[seat].get(index, 1.0)
+        total = sum(weights) + self.view.pile
+        return [w / total for w in weights] if total else weights
