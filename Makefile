@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 
 .PHONY: play test check lint typecheck bench clean
 
-$(STAMP): requirements/dev.lock pyproject.toml
+$(STAMP): requirements/dev.lock pyproject.toml src/elferraus/_core.c
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements/dev.lock
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .

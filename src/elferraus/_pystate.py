@@ -73,6 +73,7 @@ _CACHE_LIMIT = 1 << 16
 _FRESH_CACHE: dict[int, tuple[Move, ...]] = {}
 _LAID_CACHE: dict[int, tuple[Move, ...]] = {}
 _LAYS_CACHE: dict[int, tuple[Move, ...]] = {}
+_BY_CODE = (*LAYS, PASS, DRAW)  # the shared move of each code (-1 draw, -2 pass)
 _ONLY_DRAW = (DRAW,)
 _ONLY_PASS = (PASS,)
 _DRAWN_MAY = tuple((lay, PASS) for lay in LAYS)
@@ -201,6 +202,8 @@ class PyState:
             legal = self.legal_moves()
         if move not in legal:
             raise self._illegal(move)
+        if move.__class__ is not Move or move is not _BY_CODE[move.code]:
+            move = legal[legal.index(move)]  # an equal copy was passed: keep the shared object
         self._legal = None
         seat = self._to_move
         code = move.code

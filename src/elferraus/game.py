@@ -8,26 +8,38 @@ forces it). Everything else, text forms, views, records, is here.
 
 from __future__ import annotations
 
+import functools
+import operator
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from elferraus._pystate import PyState, elevens_mask
 from elferraus.cards import CARDS, ELEVEN, NUMBERS, Card, Color, format_cards
-from elferraus.deal import deal_cards
+from elferraus.deal import shuffled_deal
 from elferraus.errors import IllegalMoveError, NotationError
 from elferraus.explain import explain_illegal
 from elferraus.moves import DRAW_CODE, Move
 from elferraus.rules import PRESETS, Rules
 from elferraus.view import SeatView, make_view
 
+
+def _py_indices_mask(indices: Iterable[int]) -> int:
+    """The bitmask of card indices (the compiled core has the same, faster)."""
+    return functools.reduce(operator.or_, map(_BITS.__getitem__, indices), 0)
+
+
+_indices_mask = _py_indices_mask
+
 if TYPE_CHECKING or os.environ.get("ELFERRAUS_PURE"):
     _Core = PyState
 else:
     try:
         from elferraus._core import CoreState as _Core
+        from elferraus._core import mask_of as _indices_mask
     except ImportError:  # no compiler at install time: the pure-Python core
         _Core = PyState
+        _indices_mask = _py_indices_mask
 
 BACKEND = "python" if _Core is PyState else "c"
 """Which core this process uses: ``"c"`` (compiled) or ``"python"``."""
@@ -35,6 +47,7 @@ BACKEND = "python" if _Core is PyState else "c"
 _COLOR_MASK = (1 << NUMBERS) - 1
 _LOW_HALF = (1 << (ELEVEN - 1)) - 1  # numbers 1..10 of one colour
 _CLASSIC = PRESETS["classic"]
+_BITS = tuple(1 << index for index in range(len(CARDS)))
 
 
 def cards_of(mask: int) -> list[Card]:
@@ -96,7 +109,8 @@ class Game(_Core):
         self.rules = rules
         self._deal: tuple[tuple[int, ...], tuple[int, ...]] | None = (tuple(hands), pile) if keep_deal else None
         self._base_laid: tuple[int, ...] = ()
-        self._logs: list[tuple[list[object], list[str]]] | None = None
+        self._logs: list[list[str]] | None = None
+        """Per seat, its public history so far (built on demand, cut back by pop)."""
 
     @classmethod
     def deal(cls, players: int = 4, seed: int = 0, rules: Rules | str | None = None) -> Game:
@@ -117,9 +131,11 @@ class Game(_Core):
             rules = _CLASSIC
         elif isinstance(rules, str):
             rules = Rules.preset(rules)
-        dealt = deal_cards(players, seed, rules)
+        deck, size, _ = shuffled_deal(players, seed, rules)  # the deal of deal_cards, unsorted: cheaper
+        dealt = size * players
+        hands = [_indices_mask(deck[start : start + size]) for start in range(0, dealt, size)]
         game = cls.__new__(cls)
-        game._start(rules, [_mask_of(CARDS[i] for i in hand) for hand in dealt.hands], dealt.pile)
+        game._start(rules, hands, tuple(deck[dealt:]))
         game.metadata = {"seed": seed}
         return game
 
@@ -238,19 +254,11 @@ class Game(_Core):
     def public_moves(self, seat: int) -> tuple[str, ...]:
         """The moves so far as ``seat`` saw them: other seats' draws hide the card (``"3 draw"``)."""
         if self._logs is None:
-            self._logs = [([], []) for _ in range(self.players)]
-        entries, texts = self._logs[seat]
-        size = self._stack_size()
-        kept = min(len(entries), size)
-        while kept and entries[kept - 1] != self._stack_entry(kept - 1):
-            kept -= 1
-        del entries[kept:]
-        del texts[kept:]
-        for index in range(kept, size):
-            entry = self._stack_entry(index)
-            drawn = self._drawn_at(index) if entry[1] == seat else None
-            entries.append(entry)
-            texts.append(_move_text(entry[1], entry[0], drawn))
+            self._logs = [[] for _ in range(self.players)]
+        texts = self._logs[seat]
+        for index in range(len(texts), self._stack_size()):
+            move, mover, *_ = self._stack_entry(index)
+            texts.append(_move_text(mover, move, self._drawn_at(index) if mover == seat else None))
         return tuple(texts)
 
     def view(self, seat: int) -> SeatView:
@@ -271,6 +279,19 @@ class Game(_Core):
         """
         move = Move.parse(text)
         self.push(move)
+        return move
+
+    def pop(self) -> Move:
+        """Take back the last move and return it.
+
+        Raises:
+            IndexError: there is no move to take back.
+        """
+        move = super().pop()
+        if self._logs is not None:
+            size = self._stack_size()
+            for texts in self._logs:
+                del texts[size:]
         return move
 
     def peek(self) -> Move | None:
