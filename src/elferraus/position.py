@@ -128,6 +128,10 @@ def parse_position(text: str) -> PositionData:
     empty = [seat for seat, hand in enumerate(hands) if not hand]
     if len(empty) > 1 or (empty and empty[0] != turn):
         raise NotationError("only one hand can be empty: the winner's, and the turn field names him")
+    if empty and not laid:
+        raise NotationError("a game is won by laying the last card, so the winner has laid a card this turn")
+    if len(rows) == 1 and laid and all(low == high for low, high in rows.values()) and not empty:
+        raise NotationError(f"the opening {laid[0]} ends the starter's turn: it cannot be laid in a turn that goes on")
     if not rows:
         _check_opening(hands, turn, laid, draws, rules)
     fit = 0
@@ -172,6 +176,8 @@ def _parse_phase(
     if len(parts) != 3 or not parts[1].isdigit():
         raise NotationError(f"turn phase {text!r} should look like LAID:DRAWS:DRAWN, e.g. -:0:- or R12:0:-")
     laid = _parse_card_field(parts[0], "cards laid this turn")
+    if len(set(laid)) != len(laid):
+        raise NotationError(f"a card is laid twice this turn: {parts[0]}")
     for card in laid:
         low_high = rows.get(card.color)
         if low_high is None or not low_high[0] <= card.number <= low_high[1]:

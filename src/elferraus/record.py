@@ -167,9 +167,11 @@ def _check_result(game: Game, result: object) -> None:
         return
     if not isinstance(result, Mapping):
         raise RecordError(f"seat {game.winner} laid his last card, so 'result' must name the winner")
-    if result.get("winner") != game.winner:
-        raise RecordError(f"result: the winner is seat {game.winner}, not {result.get('winner')!r}")
-    if result.get("penalties") != game.penalties():
+    winner = result.get("winner")
+    if type(winner) is not int or winner != game.winner:
+        raise RecordError(f"result: the winner is seat {game.winner}, not {winner!r}")
+    penalties = result.get("penalties")
+    if not isinstance(penalties, list) or any(type(p) is not int for p in penalties) or penalties != game.penalties():
         raise RecordError(f"result: the penalties are {game.penalties()}, not {result.get('penalties')!r}")
 
 
