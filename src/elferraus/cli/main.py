@@ -61,6 +61,26 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("file", metavar="FILE", help="a file of elferraus/1 records ('-' = stdin)")
     replay.add_argument("--game", type=_positive, default=1, help="which game of the file (default 1)")
     replay.add_argument("--lang", choices=["en", "de"], default=None)
+    arena = commands.add_parser(
+        "arena",
+        help="duplicate-deal matches between computer players, with statistics",
+        description="Each deal is played once per seat rotation, so every player holds every hand.",
+    )
+    arena.add_argument("--players", type=_players, default=4)
+    arena.add_argument(
+        "--bots", required=True, help="one spec for every seat, or one per seat: a level or cmd:PROGRAM ARGS"
+    )
+    arena.add_argument("--games", type=_positive, default=100, help="deals to play (each in every rotation)")
+    arena.add_argument("--seed", type=int, default=0)
+    arena.add_argument("--rules", choices=sorted(PRESETS), default="classic")
+    arena.add_argument("--jobs", type=_positive, default=1, help="worker processes (default 1)")
+    arena.add_argument("--move-time", type=float, default=5.0, help="seconds an external bot may take per move")
+    arena.add_argument("--json", metavar="FILE", default=None, help="write the statistics as JSON")
+    arena.add_argument("--records", metavar="FILE", default=None, help="write every game's record (JSON Lines)")
+
+    bot = commands.add_parser("bot", help="a built-in computer player speaking elferraus-bot/1 on stdin/stdout")
+    bot.add_argument("level", choices=sorted(BOTS))
+    bot.add_argument("--seed", type=int, default=0)
     return parser
 
 
@@ -89,6 +109,14 @@ def _dispatch(argv: Sequence[str] | None) -> int:
         from elferraus.cli.replay import run_replay
 
         return run_replay(args)
+    if args.command == "arena":
+        from elferraus.cli.arena import run_arena_command
+
+        return run_arena_command(args, parser)
+    if args.command == "bot":
+        from elferraus.protocol import serve_level
+
+        return serve_level(args.level, args.seed)
     if args.command == "play":
         from elferraus.cli.play import run_play
 

@@ -1,0 +1,195 @@
+"""The seats of an arena: built-in players in process, or programs over the protocol."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import selectors
+import shlex
+import subprocess
+import time
+from typing import Any, Protocol
+
+from elferraus import protocol
+from elferraus.bots import BOTS, Bot, make_bot
+from elferraus.moves import Move
+from elferraus.rules import Rules
+from elferraus.view import SeatView
+
+
+class ForfeitError(Exception):
+    """A player broke the rules of the arena; it loses this game."""
+
+
+class Player(Protocol):
+    """What the arena needs of a seat."""
+
+    label: str
+
+    def start_game(self, seat: int, players: int, rules: Rules, seed: int) -> None:
+        """Prepare for a game; raises ForfeitError if the player cannot."""
+
+    def choose(self, view: SeatView) -> Move:
+        """A legal move for ``view``; raises ForfeitError."""
+
+    def end_game(self, result: dict[str, Any] | None) -> None:
+        """The game is over (or forfeited)."""
+
+    def close(self) -> None:
+        """Free the player's resources."""
+
+
+class BuiltinPlayer:
+    """A built-in level, playing in the arena's own process."""
+
+    def __init__(self, level: str) -> None:
+        if level not in BOTS:
+            raise ValueError(f"unknown level {level!r}; choose one of {', '.join(BOTS)} or cmd:PROGRAM")
+        self.label = level
+        self._level = level
+        self._bot: Bot | None = None
+
+    def start_game(self, seat: int, players: int, rules: Rules, seed: int) -> None:
+        """A fresh bot, seeded for this game."""
+        self._bot = make_bot(self._level, seed)
+        self._bot.start_game(seat, players, rules)
+
+    def choose(self, view: SeatView) -> Move:
+        """Ask the bot."""
+        assert self._bot is not None
+        move = self._bot.choose(view)
+        if move not in view.legal:
+            raise ForfeitError(f"{self.label} chose the illegal move {move}")
+        return move
+
+    def end_game(self, result: dict[str, Any] | None) -> None:
+        """Nothing to do."""
+
+    def close(self) -> None:
+        """Nothing to free."""
+
+
+class ExternalPlayer:
+    """A program that speaks ``elferraus-bot/1`` on its standard input and output.
+
+    It is started on first use and again after it misbehaved (crashed, hung,
+    sent garbage): such a player forfeits the game in which it happened.
+    """
+
+    def __init__(self, command: str, *, move_time: float = 5.0, start_time: float = 10.0) -> None:
+        self.command = shlex.split(command)
+        if not self.command:
+            raise ValueError("cmd: needs a program to run")
+        self.label = f"cmd:{command}"
+        self.move_time = move_time
+        self.start_time = start_time
+        self._process: subprocess.Popen[bytes] | None = None
+        self._buffer = b""
+
+    def _start(self) -> subprocess.Popen[bytes]:
+        if self._process is not None:
+            if self._process.poll() is None:
+                return self._process
+            self._kill()  # it died on its own: close its pipes before starting anew
+        try:
+            self._process = subprocess.Popen(
+                self.command,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                bufsize=0,
+            )
+        except OSError as error:
+            raise ForfeitError(f"cannot start {self.command[0]}: {error.strerror}") from None
+        return self._process
+
+    def _send(self, message: dict[str, Any]) -> None:
+        process = self._start()
+        assert process.stdin is not None
+        try:
+            process.stdin.write((protocol.encode(message) + "\n").encode())
+            process.stdin.flush()
+        except (BrokenPipeError, OSError):
+            self._kill()
+            raise ForfeitError("the program closed its input (it crashed or quit)") from None
+
+    def _receive(self, timeout: float, waiting_for: str) -> dict[str, Any]:
+        process = self._process  # never a fresh one: the answer must come from the program just written to
+        if process is None or process.stdout is None:
+            raise ForfeitError(f"the program is gone while the arena waited for {waiting_for}")
+        deadline = time.monotonic() + timeout
+        with selectors.DefaultSelector() as selector:
+            selector.register(process.stdout, selectors.EVENT_READ)
+            while b"\n" not in self._buffer:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    self._kill()
+                    raise ForfeitError(f"no {waiting_for} within {timeout:g} s")
+                if not selector.select(left):
+                    continue
+                chunk = os.read(process.stdout.fileno(), 65536)
+                if not chunk:
+                    code = process.wait()
+                    self._kill()
+                    raise ForfeitError(f"the program exited (code {code}) while the arena waited for {waiting_for}")
+                self._buffer += chunk
+                if len(self._buffer) > protocol.MAX_LINE:
+                    self._kill()
+                    raise ForfeitError(f"a line longer than {protocol.MAX_LINE} bytes")
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        try:
+            return protocol.decode(line.decode("utf-8", errors="replace"))
+        except protocol.ProtocolError as error:
+            self._kill()
+            raise ForfeitError(str(error)) from None
+
+    def start_game(self, seat: int, players: int, rules: Rules, seed: int) -> None:
+        """Say hello and wait for ready."""
+        self._send(protocol.hello(seat, players, rules))
+        answer = self._receive(self.start_time, '"ready"')
+        if answer.get("type") != "ready":
+            self._kill()
+            raise ForfeitError(f'expected {{"type": "ready"}}, got {protocol.encode(answer)[:80]}')
+
+    def choose(self, view: SeatView) -> Move:
+        """Send ``act`` and read the move."""
+        self._send(protocol.act(view))
+        answer = self._receive(self.move_time, "move")
+        try:
+            return protocol.parse_answer(answer, view.legal)
+        except protocol.ProtocolError as error:
+            raise ForfeitError(str(error)) from None
+
+    def end_game(self, result: dict[str, Any] | None) -> None:
+        """Tell the program the game is over (if it is still there)."""
+        if self._process is not None and self._process.poll() is None:
+            with contextlib.suppress(ForfeitError):
+                self._send(protocol.end(result))
+
+    def _kill(self) -> None:
+        if self._process is not None:
+            if self._process.poll() is None:
+                self._process.kill()
+            self._process.wait()
+            for stream in (self._process.stdin, self._process.stdout):
+                if stream is not None:
+                    stream.close()
+        self._process = None
+        self._buffer = b""
+
+    def close(self) -> None:
+        """Say quit, give the program a moment, then make sure it is gone."""
+        if self._process is not None and self._process.poll() is None:
+            try:
+                self._send({"type": "quit"})
+                self._process.wait(timeout=2)
+            except (ForfeitError, subprocess.TimeoutExpired):
+                pass
+        self._kill()
+
+
+def make_player(spec: str, *, move_time: float = 5.0) -> Player:
+    """A player from a spec: a level name, or ``cmd:PROGRAM ARGS``."""
+    if spec.startswith("cmd:"):
+        return ExternalPlayer(spec[4:], move_time=move_time)
+    return BuiltinPlayer(spec)
