@@ -12,8 +12,8 @@ import pytest
 from elferraus import read_records
 from elferraus.arena.runner import ArenaConfig, run_arena, summarize
 from elferraus.arena.stats import KindStats, clustered_mean, percentile, rank_of_result, wilson
-from elferraus.cli.arena import parse_specs
 from elferraus.cli.main import main
+from elferraus.cli.specs import seat_specs
 
 BOT_PREAMBLE = """
 import json, sys, time
@@ -153,7 +153,7 @@ def test_rank_of_result() -> None:
     ],
 )
 def test_parse_specs(text: str, expected: list[str]) -> None:
-    assert parse_specs(text, 3) == expected
+    assert seat_specs(text, 3, commands=True) == expected
 
 
 def test_arena_command_reports_and_writes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -10,28 +10,9 @@ from typing import Any, TextIO
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from elferraus.arena.runner import ArenaConfig, GameResult, Summary, run_arena, summarize
-from elferraus.bots import BOTS
 from elferraus.cli.files import FileOpenError, open_text
+from elferraus.cli.specs import seat_specs
 from elferraus.rules import Rules
-
-
-def parse_specs(text: str, players: int) -> list[str] | str:
-    """One player spec per seat from ``--bots``, or an error text."""
-    specs: list[str] = []
-    for raw in text.split(","):
-        piece = raw.strip()
-        if specs and specs[-1].startswith("cmd:") and not piece.startswith("cmd:") and piece not in BOTS:
-            specs[-1] += "," + piece  # a comma inside a command line
-        else:
-            specs.append(piece)
-    for spec in specs:
-        if not spec.startswith("cmd:") and spec not in BOTS:
-            return f"unknown bot {spec!r}; use a level ({', '.join(BOTS)}) or cmd:PROGRAM ARGS"
-    if len(specs) == 1:
-        return specs * players
-    if len(specs) != players:
-        return f"--bots names {len(specs)} players for {players} seats: give one, or one per seat"
-    return specs
 
 
 def report_lines(summary: Summary) -> list[str]:
@@ -101,7 +82,7 @@ def summary_json(summary: Summary) -> dict[str, Any]:
 
 def run_arena_command(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Play the match, show progress, print and write the results."""
-    specs = parse_specs(args.bots, args.players)
+    specs = seat_specs(args.bots, args.players, commands=True)
     if isinstance(specs, str):
         parser.error(specs)
     config = ArenaConfig(

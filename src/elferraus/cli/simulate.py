@@ -8,29 +8,16 @@ import time
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from elferraus.bots import BOTS
 from elferraus.cli.files import FileOpenError, open_text
+from elferraus.cli.specs import seat_specs
 from elferraus.record import dumps_record
 from elferraus.rules import Rules
 from elferraus.simulate import simulate_game
 
 
-def parse_bots(text: str, players: int) -> list[str] | str:
-    """One bot name per seat from ``B`` or ``B1,B2,...``; an error text if that fails."""
-    names = [name.strip() for name in text.split(",")]
-    unknown = [name for name in names if name not in BOTS]
-    if unknown:
-        return f"unknown bot {unknown[0]!r}; choose from {', '.join(BOTS)}"
-    if len(names) == 1:
-        return names * players
-    if len(names) != players:
-        return f"--bots names {len(names)} bots for {players} players: give one name, or one per seat"
-    return names
-
-
 def run_simulate(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Play ``--games`` games and write their records."""
-    bots = parse_bots(args.bots, args.players)
+    bots = seat_specs(args.bots, args.players, commands=False)
     if isinstance(bots, str):
         parser.error(bots)
     rules = Rules.preset(args.rules)
