@@ -3,7 +3,9 @@
 
 Every contestant plays whole games from a fresh deal to the end, choosing
 uniformly at random among the legal moves, through the library's public
-Python API. Game ``i`` of a run uses seed ``i`` (seeds 0..N-1). The process is
+Python API. Game ``i`` of a run uses seed ``i`` (seeds 0..N-1; the
+``elferraus-rollouts`` row plays 1000 games per call, and call ``k`` uses
+seed ``k``). The process is
 pinned to one core and the contestants run one after another, each for
 ``--games`` games or ``--seconds`` seconds, whichever comes first, after a
 short untimed warm-up on other seeds (1_000_000 and up).
@@ -47,6 +49,21 @@ What each row times, per game:
     ``openspiel`` row (same game, same uniform policy, hence the same
     distribution) when that row ran, and marked ``~``.
 
+``elferraus-rollouts``
+    The compiled playout primitive of the search players
+    (``elferraus._core.random_playouts``; reference: ``elferraus.rollout``).
+    One timed call is ``random_playouts(1000, 4, seed)``: it deals 1000
+    classic 4-player games from the 80 cards (a SplitMix64 Fisher-Yates
+    shuffle of the deck seeded with ``seed``, dealt again while no 11 is in
+    a hand) and plays each to the end choosing uniformly at random among the
+    legal moves for every seat, all in C: no Python object per move or per
+    game. A call counts as 1000 games and call ``k`` uses seed ``k``. Its
+    actions are counted in C, every lay, draw and pass (the opening 11
+    included), as in the ``elferraus`` row. Compare it with
+    ``openspiel-cpp``: both play whole games with no Python in the loop
+    (OpenSpiel crosses from Python into C++ once per game, this row once per
+    1000 games).
+
 ``rlcard``
     RLCard ``uno``. ``rlcard.make("uno", config={"seed": 0,
     "game_num_players": 4})`` is built once; its UnoEnv ignores
@@ -89,6 +106,7 @@ PlayFn = Callable[[int], tuple[int | None, int]]
 
 PLAYERS = 4
 WARMUP_SEED = 1_000_000
+ROLLOUT_BATCH = 1000  # games per call of the elferraus-rollouts row
 
 
 def _version(dist: str) -> str | None:
@@ -181,6 +199,16 @@ def setup_openspiel_cpp() -> PlayFn:
     return play
 
 
+def setup_elferraus_rollouts() -> PlayFn:
+    from elferraus._core import random_playouts
+
+    def play(seed: int) -> tuple[int | None, int]:
+        _, actions = random_playouts(ROLLOUT_BATCH, PLAYERS, seed)
+        return actions, 0
+
+    return play
+
+
 def setup_rlcard() -> PlayFn:
     import rlcard
 
@@ -211,6 +239,7 @@ class Contestant:
     dist: str  # distribution name for the version
     game: str
     setup: Callable[[], PlayFn]
+    games_per_call: int = 1  # games one call of the PlayFn plays
 
 
 CONTESTANTS = (
@@ -229,6 +258,14 @@ CONTESTANTS = (
         "open_spiel",
         "crazy_eights, 4p",
         setup_openspiel_cpp,
+    ),
+    Contestant(
+        "elferraus-rollouts",
+        "elferraus C playouts, random policy",
+        "elferraus",
+        "Elfer raus! classic, 4p",
+        setup_elferraus_rollouts,
+        games_per_call=ROLLOUT_BATCH,
     ),
     Contestant("rlcard", "RLCard (game API)", "rlcard", "uno, 4p", setup_rlcard),
 )
@@ -273,21 +310,24 @@ class Result:
         }
 
 
-def measure(play: PlayFn, result: Result, max_games: int, max_seconds: float, warmup: float) -> None:
-    """Untimed warm-up, then seeds 0, 1, ... until max_games or max_seconds."""
+def measure(
+    play: PlayFn, result: Result, max_games: int, max_seconds: float, warmup: float, games_per_call: int = 1
+) -> None:
+    """Untimed warm-up, then seeds 0, 1, ... (one per call) until max_games or max_seconds."""
     seed = WARMUP_SEED
     deadline = time.perf_counter() + warmup
     while time.perf_counter() < deadline:
         play(seed)
         seed += 1
-    games = chance_steps = 0
+    games = calls = chance_steps = 0
     actions: int | None = 0
     start = now = time.perf_counter()
     while games < max_games and now - start < max_seconds:
-        n, chance = play(games)
+        n, chance = play(calls)
         actions = None if n is None or actions is None else actions + n
         chance_steps += chance
-        games += 1
+        games += games_per_call
+        calls += 1
         now = time.perf_counter()
     result.games, result.seconds = games, now - start
     result.actions, result.chance_steps = actions, chance_steps
@@ -298,7 +338,7 @@ def run(c: Contestant, max_games: int, max_seconds: float, warmup: float) -> Res
     try:
         play = c.setup()
         result.version = _version(c.dist)
-        measure(play, result, max_games, max_seconds, warmup)
+        measure(play, result, max_games, max_seconds, warmup, c.games_per_call)
     except ModuleNotFoundError as exc:  # (a bad name inside a module is an error)
         print(f"{c.key}: not installed ({exc})", file=sys.stderr)
         result.status = "not installed"
@@ -340,6 +380,11 @@ def markdown(results: list[Result]) -> str:
     if elf and elf.games_per_s is not None and ref_rate:
         ratio = elf.games_per_s / ref_rate
         lines += ["", f"elferraus / OpenSpiel (Python loop): {ratio:.2f}x games/s"]
+    rollouts = next((r for r in results if r.key == "elferraus-rollouts" and r.status == "ok"), None)
+    cpp = next((r for r in results if r.key == "openspiel-cpp" and r.status == "ok"), None)
+    if rollouts and cpp and rollouts.games_per_s is not None and cpp.games_per_s:
+        ratio = rollouts.games_per_s / cpp.games_per_s
+        lines += ["", f"elferraus C playouts / OpenSpiel (C++ evaluate_bots): {ratio:.2f}x games/s"]
     return "\n".join(lines)
 
 

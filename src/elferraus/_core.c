@@ -10,13 +10,25 @@
  * pile is a byte array with a read position; the undo stack is a growable
  * array of small fixed-size entries. Moves are the shared singletons of
  * elferraus.moves (LAYS, DRAW, PASS), fetched once at import.
+ *
+ * Rollouts (search, sample_deals, playout, random_playouts; the section
+ * "Rollouts" below) are the C twin of elferraus/rollout.py, with the same
+ * rules engine on a plain struct and bit-identical results
+ * (tests/test_rollout.py).
  */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <float.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
+#ifdef _WIN32
+#include <windows.h>
+#endif
 
 #define NUMBERS 20
 #define ELEVEN 11
@@ -1365,6 +1377,1399 @@ static PyObject *core_mask_of(PyObject *Py_UNUSED(module), PyObject *arg) {
 }
 
 /* ---------------------------------------------------------------------- */
+/* Rollouts: determinized playouts for search                             */
+/*                                                                        */
+/* search, sample_deals, playout and random_playouts, with exactly the    */
+/* results of elferraus/rollout.py (the reference; its docstring fixes    */
+/* the order in which random numbers are drawn). A playout runs on a      */
+/* plain struct (sim_t) with CoreState's rules (sim_legal mirrors         */
+/* compute_legal, sim_push mirrors CoreState_push), without Python        */
+/* objects or allocation, and without the GIL.                            */
+
+#define MAX_ACTIONS 10000 /* a playout longer than this is an error (games end long before) */
+#define POLICY_RANDOM 0
+#define POLICY_GREEDY 1
+#define POLICY_MEDIUM 2
+#define MIN_SEATS 2
+
+/* medium's constants, in hundredths (see rollout.py) */
+#define SCORE_BASE 100
+#define SCORE_FREE 50
+#define SCORE_UNLOCK 2000
+#define SCORE_KEEP_DRAWN (-40)
+#define WEIGHT_NORMAL 100
+#define WEIGHT_CLOSE 160
+#define CLOSE_COUNT 3
+#define SHORT_HAND 2
+
+enum { RUN_OK = 0, RUN_TOO_LONG = 1, RUN_STUCK = 2 };
+
+static const int DEAL_SIZES[MAX_PLAYERS + 1] = {0, 0, 20, 20, 15, 12, 10};
+
+/* SplitMix64 (Steele, Lea, Flood 2014). */
+typedef struct {
+    uint64_t state;
+} splitmix_t;
+
+static inline uint64_t sm_next(splitmix_t *rng) {
+    uint64_t z = (rng->state += UINT64_C(0x9E3779B97F4A7C15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+/* The high 64 bits of a * b. */
+static inline uint64_t mulhi64(uint64_t a, uint64_t b) {
+#if defined(__SIZEOF_INT128__)
+    __extension__ typedef unsigned __int128 u128_t;
+    return (uint64_t)(((u128_t)a * b) >> 64);
+#else
+    uint64_t a_lo = a & 0xFFFFFFFFu, a_hi = a >> 32, b_lo = b & 0xFFFFFFFFu, b_hi = b >> 32;
+    uint64_t lo_lo = a_lo * b_lo, hi_lo = a_hi * b_lo, lo_hi = a_lo * b_hi, hi_hi = a_hi * b_hi;
+    uint64_t cross = (lo_lo >> 32) + (hi_lo & 0xFFFFFFFFu) + lo_hi;
+    return hi_hi + (hi_lo >> 32) + (cross >> 32);
+#endif
+}
+
+/* A random integer in [0, n): (next() * n) >> 64. */
+static inline int sm_below(splitmix_t *rng, int n) { return (int)mulhi64(sm_next(rng), (uint64_t)n); }
+
+/* A random float in [0, 1): (next() >> 11) * 2**-53. */
+static inline double sm_random(splitmix_t *rng) { return (double)(sm_next(rng) >> 11) * (1.0 / 9007199254740992.0); }
+
+static inline void shuffle_cards(int8_t *items, int n, splitmix_t *rng) {
+    for (int i = n - 1; i > 0; i--) {
+        int j = sm_below(rng, i + 1);
+        int8_t t = items[i];
+        items[i] = items[j];
+        items[j] = t;
+    }
+}
+
+static inline int mask_lowest(mask_t m) { /* m not empty */
+    return m.lo ? ctz64(m.lo) : 64 + ctz64(m.hi);
+}
+
+/* ---- the rules engine of a playout ----------------------------------- */
+
+typedef struct {
+    mask_t hands[MAX_PLAYERS];
+    mask_t fit;
+    mask_t elevens;
+    int counts[MAX_PLAYERS];
+    int players;
+    int to_move;
+    int winner;
+    int laid;
+    int draws;
+    int last_drawn;
+    int pile_len;
+    int pile_pos;
+    int max_draws;
+    int must_play;
+    int ends_after_draw;
+    int8_t pile[DECK];
+} sim_t;
+
+/* The legal move codes into `codes` (room for MAX_LEGAL); returns how many.
+   CoreState's compute_legal, except at the opening: the lowest 11 of the
+   mover's own hand (none if he holds no 11). */
+static int sim_legal(const sim_t *g, int8_t *codes) {
+    if (g->winner >= 0) {
+        return 0;
+    }
+    mask_t hand = g->hands[g->to_move];
+    if (g->laid) {
+        int n = mask_indices(mask_and(hand, g->fit), codes);
+        codes[n] = PASS_CODE;
+        return n + 1;
+    }
+    if (g->draws) {
+        int last = g->last_drawn;
+        if (last >= 0 && mask_test(g->fit, last)) {
+            codes[0] = (int8_t)last;
+            if (g->must_play) {
+                return 1;
+            }
+            codes[1] = PASS_CODE;
+            return 2;
+        }
+        codes[0] = g->draws < g->max_draws && g->pile_pos < g->pile_len ? DRAW_CODE : PASS_CODE;
+        return 1;
+    }
+    if (mask_eq(g->fit, g->elevens)) {
+        mask_t own = mask_and(hand, g->elevens);
+        if (mask_empty(own)) {
+            return 0;
+        }
+        codes[0] = (int8_t)mask_lowest(own);
+        return 1;
+    }
+    mask_t fitting = mask_and(hand, g->fit);
+    int any = !mask_empty(fitting);
+    if (g->pile_pos == g->pile_len || (any && g->must_play)) {
+        if (!any) {
+            codes[0] = PASS_CODE;
+            return 1;
+        }
+        return mask_indices(fitting, codes);
+    }
+    if (!any) {
+        codes[0] = DRAW_CODE;
+        return 1;
+    }
+    int n = mask_indices(fitting, codes);
+    codes[n] = DRAW_CODE;
+    return n + 1;
+}
+
+/* Make the legal move `code` (not checked): CoreState_push without the undo stack. */
+static inline void sim_push(sim_t *g, int code) {
+    int seat = g->to_move;
+    if (code >= 0) {
+        mask_t bit = BITS[code];
+        mask_t fit = g->fit;
+        g->hands[seat] = mask_xor(g->hands[seat], bit);
+        g->fit = mask_or(mask_xor(fit, bit), NEWLY_FITTING[code]);
+        int left = --g->counts[seat];
+        if (!left) {
+            g->winner = seat;
+            g->laid++;
+        }
+        else if (mask_eq(fit, g->elevens) || (g->draws && !g->laid && g->ends_after_draw)) {
+            g->to_move = (seat + 1) % g->players;
+            g->draws = 0;
+            g->last_drawn = -1;
+        }
+        else {
+            g->laid++;
+        }
+    }
+    else if (code == DRAW_CODE) {
+        int card = g->pile[g->pile_pos++];
+        g->hands[seat] = mask_or(g->hands[seat], BITS[card]);
+        g->counts[seat]++;
+        g->draws++;
+        g->last_drawn = card;
+    }
+    else {
+        g->to_move = (seat + 1) % g->players;
+        g->laid = g->draws = 0;
+        g->last_drawn = -1;
+    }
+}
+
+static int hand_penalty(mask_t hand) {
+    int8_t cards[DECK];
+    int n = mask_indices(hand, cards), sum = 0;
+    for (int i = 0; i < n; i++) {
+        sum += cards[i] % NUMBERS + 1;
+    }
+    return sum;
+}
+
+/* ---- policies -------------------------------------------------------- */
+
+/* The 20 cards of colour `color` in `m`: bit number - 1. */
+static inline uint32_t row_bits(mask_t m, int color) {
+    uint64_t bits = color < 3 ? m.lo >> (NUMBERS * color) : (m.lo >> 60) | (m.hi << 4);
+    return (uint32_t)(bits & ((1u << NUMBERS) - 1));
+}
+
+/* medium's walk of a row from number `start` outward (`own` and `others`:
+   the row's cards in the mover's and in the other hands, bit number - 1);
+   adds to *released and *unlocked, returns "free". */
+static int walk(uint32_t own, uint32_t others, int start, int step, int *released, int *unlocked) {
+    if (start < 1 || start > NUMBERS || (own >> (start - 1) & 1)) {
+        return 1;
+    }
+    int number = start;
+    while (number >= 1 && number <= NUMBERS) {
+        if (own >> (number - 1) & 1) {
+            int run = 0;
+            while (number >= 1 && number <= NUMBERS && (own >> (number - 1) & 1)) {
+                run++;
+                number += step;
+            }
+            *unlocked += run;
+            return 0;
+        }
+        if (!(others >> (number - 1) & 1)) {
+            break;
+        }
+        ++*released;
+        number += step;
+    }
+    return 0;
+}
+
+/* medium's score of laying `code`, in hundredths (own/others: per colour, as for walk). */
+static int lay_score(const uint32_t *own, const uint32_t *others, int code, int weight) {
+    int color = code / NUMBERS, number = code % NUMBERS + 1;
+    int released = 0, unlocked = 0, is_free;
+    if (number == ELEVEN) {
+        int down = walk(own[color], others[color], ELEVEN - 1, -1, &released, &unlocked);
+        int up = walk(own[color], others[color], ELEVEN + 1, 1, &released, &unlocked);
+        is_free = down && up;
+    }
+    else {
+        int step = number < ELEVEN ? -1 : 1;
+        is_free = walk(own[color], others[color], number + step, step, &released, &unlocked);
+    }
+    return SCORE_BASE + (is_free ? SCORE_FREE : 0) - weight * released + SCORE_UNLOCK * unlocked;
+}
+
+/* True if every card of `own` can be laid one after another from `fit`. */
+static int can_go_out(mask_t own, mask_t fit) {
+    mask_t playable = mask_and(own, fit);
+    while (!mask_empty(playable)) {
+        int index = mask_lowest(playable);
+        own = mask_xor(own, BITS[index]);
+        fit = mask_or(mask_xor(fit, BITS[index]), NEWLY_FITTING[index]);
+        playable = mask_and(own, fit);
+    }
+    return mask_empty(own);
+}
+
+static int medium_choose(const sim_t *g, const int8_t *codes, int n) {
+    if (n == 1) {
+        return codes[0];
+    }
+    int seat = g->to_move;
+    mask_t own = g->hands[seat];
+    int after_draw = g->draws && !g->laid;
+    int last = codes[n - 1];
+    if (codes[0] < 0) { /* no lay (cannot happen with two moves or more) */
+        for (int i = 0; i < n; i++) {
+            if (codes[i] == DRAW_CODE) {
+                return DRAW_CODE;
+            }
+        }
+        return PASS_CODE;
+    }
+    if (!after_draw && can_go_out(own, g->fit)) {
+        return codes[0];
+    }
+    mask_t others = {0, 0};
+    int fewest = DECK + 1;
+    for (int other = 0; other < g->players; other++) {
+        if (other != seat) {
+            others = mask_or(others, g->hands[other]);
+            if (g->counts[other] < fewest) {
+                fewest = g->counts[other];
+            }
+        }
+    }
+    int weight = fewest <= CLOSE_COUNT ? WEIGHT_CLOSE : WEIGHT_NORMAL;
+    if (g->counts[seat] <= SHORT_HAND) {
+        weight = weight * 60 / 100;
+    }
+    uint32_t own_rows[MAX_COLORS], other_rows[MAX_COLORS];
+    for (int c = 0; c < MAX_COLORS; c++) {
+        own_rows[c] = row_bits(own, c);
+        other_rows[c] = row_bits(others, c);
+    }
+    int best = -1, best_score = 0;
+    for (int i = 0; i < n && codes[i] >= 0; i++) {
+        int score = lay_score(own_rows, other_rows, codes[i], weight);
+        if (best < 0 || score > best_score) {
+            best = codes[i];
+            best_score = score;
+        }
+    }
+    if (last == PASS_CODE) {
+        return best_score > (after_draw ? SCORE_KEEP_DRAWN : 0) ? best : PASS_CODE;
+    }
+    if (last == DRAW_CODE) {
+        return best_score > 0 ? best : DRAW_CODE;
+    }
+    return best;
+}
+
+/* Play `g` to the end. Adds the actions to *actions; records them in
+   `trace` (room for MAX_ACTIONS) unless NULL. */
+static int sim_run(sim_t *g, const int8_t *policies, splitmix_t *rng, long long *actions, int8_t *trace) {
+    int8_t codes[MAX_LEGAL + 1];
+    int count = 0;
+    while (g->winner < 0) {
+        int n = sim_legal(g, codes);
+        if (!n) {
+            *actions += count;
+            return RUN_STUCK;
+        }
+        int code;
+        if (n == 1) {
+            code = codes[0];
+        }
+        else if (policies[g->to_move] == POLICY_RANDOM) {
+            code = codes[sm_below(rng, n)];
+        }
+        else if (policies[g->to_move] == POLICY_GREEDY) {
+            code = codes[0];
+        }
+        else {
+            code = medium_choose(g, codes, n);
+        }
+        sim_push(g, code);
+        if (trace) {
+            trace[count] = (int8_t)code;
+        }
+        count++;
+        if (count >= MAX_ACTIONS && g->winner < 0) {
+            *actions += count;
+            return RUN_TOO_LONG;
+        }
+    }
+    *actions += count;
+    return RUN_OK;
+}
+
+static int run_error(int status) {
+    if (status == RUN_TOO_LONG) {
+        PyErr_Format(PyExc_RuntimeError, "a playout did not end within %d actions", MAX_ACTIONS);
+    }
+    else {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "the player to move has no legal move (an opening without an 11 in his hand)");
+    }
+    return -1;
+}
+
+/* ---- the hidden cards ------------------------------------------------ */
+
+typedef struct {
+    int players;
+    int seat;
+    int pile_count;
+    int n_cards;
+    mask_t hand;
+    int capacity[MAX_PLAYERS]; /* hand sizes */
+    int8_t cards[DECK];        /* the unknown cards, increasing */
+    int has_weights[MAX_PLAYERS];
+    double weights[MAX_PLAYERS][DECK];
+    /* The places a card may go: slots 0..nd-1 the other seats in seat order, slot nd the pile. */
+    int nd;
+    int dests[MAX_PLAYERS];
+    uint8_t allowed[DECK];  /* per card: the bit set of the slots of weight > 0 */
+    int restricted;         /* some card has weight 0 somewhere */
+    uint64_t contains[MAX_PLAYERS];       /* per slot: the sets of slots holding it */
+    uint64_t supersets[1 << MAX_PLAYERS]; /* per set m of slots: the sets holding all of m */
+} hidden_t;
+
+/* The slots, the allowed sets and the look-ahead tables (after the weights are known). */
+static void hidden_prepare(hidden_t *h) {
+    h->nd = 0;
+    for (int s = 0; s < h->players; s++) {
+        if (s != h->seat) {
+            h->dests[h->nd++] = s;
+        }
+    }
+    int slots = h->nd + 1, subsets = 1 << slots;
+    uint8_t full = (uint8_t)(subsets - 1);
+    h->restricted = 0;
+    for (int i = 0; i < h->n_cards; i++) {
+        int card = h->cards[i];
+        uint8_t allowed = (uint8_t)(1 << h->nd);
+        for (int k = 0; k < h->nd; k++) {
+            int s = h->dests[k];
+            if (!h->has_weights[s] || h->weights[s][card] > 0.0) {
+                allowed |= (uint8_t)(1 << k);
+            }
+        }
+        h->allowed[card] = allowed;
+        h->restricted |= allowed != full;
+    }
+    for (int k = 0; k < slots; k++) {
+        h->contains[k] = 0;
+        for (int sub = 0; sub < subsets; sub++) {
+            h->contains[k] |= (uint64_t)(sub >> k & 1) << sub;
+        }
+    }
+    for (int m = 0; h->restricted && m < subsets; m++) {
+        h->supersets[m] = 0;
+        for (int sub = 0; sub < subsets; sub++) {
+            h->supersets[m] |= (uint64_t)((sub & m) == m) << sub;
+        }
+    }
+}
+
+/* One determinization (steps 1-3 of rollout.py's order) into g's other hands and pile. */
+static void deal_hidden(const hidden_t *h, splitmix_t *rng, sim_t *g) {
+    int8_t cards[DECK];
+    int n = h->n_cards, nd = h->nd, slots = nd + 1, subsets = 1 << slots;
+    memcpy(cards, h->cards, (size_t)n);
+    shuffle_cards(cards, n, rng);
+    int left[MAX_PLAYERS], slack[1 << MAX_PLAYERS];
+    const double *rows[MAX_PLAYERS];
+    double probs[MAX_PLAYERS];
+    for (int k = 0; k < nd; k++) {
+        int s = h->dests[k];
+        left[k] = h->capacity[s];
+        rows[k] = h->has_weights[s] ? h->weights[s] : NULL;
+        g->hands[s].lo = g->hands[s].hi = 0;
+    }
+    left[nd] = h->pile_count;
+    int restricted = h->restricted;
+    if (restricted) { /* per set S of slots: places left in S minus the cards that may only go to S (Hall) */
+        int within[1 << MAX_PLAYERS] = {0};
+        for (int i = 0; i < n; i++) {
+            within[h->allowed[h->cards[i]]]++;
+        }
+        for (int k = 0; k < slots; k++) {
+            for (int sub = 0; sub < subsets; sub++) {
+                if (sub >> k & 1) {
+                    within[sub] += within[sub ^ (1 << k)];
+                }
+            }
+        }
+        for (int sub = 0; sub < subsets; sub++) {
+            slack[sub] = -within[sub];
+            for (int k = 0; k < slots; k++) {
+                slack[sub] += (sub >> k & 1) ? left[k] : 0;
+            }
+        }
+    }
+    int pile_n = 0;
+    for (int i = 0; i < n; i++) {
+        int card = cards[i];
+        for (int k = 0; k < nd; k++) {
+            int r = left[k];
+            probs[k] = r ? (rows[k] ? (double)r * rows[k][card] : (double)r) : 0.0;
+        }
+        probs[nd] = (double)left[nd];
+        if (restricted) {
+            uint64_t tight = 0;
+            int feasible = 1;
+            for (int sub = 0; sub < subsets; sub++) {
+                if (slack[sub] < 0) {
+                    feasible = 0;
+                    break;
+                }
+                tight |= (uint64_t)(slack[sub] == 0) << sub;
+            }
+            uint64_t blocked = feasible ? tight & ~h->supersets[h->allowed[card]] : 0;
+            for (int k = 0; blocked && k < slots; k++) {
+                if (blocked & h->contains[k]) {
+                    probs[k] = 0.0; /* the rest could not be placed within the weights */
+                }
+            }
+        }
+        double total = 0.0, p;
+        for (int k = 0; k < slots; k++) {
+            total += probs[k];
+        }
+        if (total == 0.0) { /* every place left has weight 0 for this card: by places left */
+            for (int k = 0; k < nd; k++) {
+                p = (double)left[k];
+                probs[k] = p;
+                total += p;
+            }
+        }
+        double u = sm_random(rng) * total, acc = 0.0;
+        int chosen = -1;
+        for (int k = 0; k < slots; k++) {
+            p = probs[k];
+            acc += p;
+            if (p > 0.0) {
+                chosen = k;
+                if (u < acc) {
+                    break;
+                }
+            }
+        }
+        /* (no break: u rounded up to total, and chosen is the last slot of weight > 0) */
+        if (chosen < 0) { /* cannot happen: places are left, so some weight is > 0 */
+            chosen = nd;
+        }
+        left[chosen]--;
+        if (chosen == nd) {
+            g->pile[pile_n++] = (int8_t)card;
+        }
+        else {
+            int s = h->dests[chosen];
+            g->hands[s] = mask_or(g->hands[s], BITS[card]);
+        }
+        if (restricted) {
+            int allowed = h->allowed[card];
+            for (int sub = 0; sub < subsets; sub++) {
+                slack[sub] += ((sub & allowed) == allowed) - (sub >> chosen & 1);
+            }
+        }
+    }
+    shuffle_cards(g->pile, pile_n, rng);
+    g->pile_len = pile_n;
+    g->pile_pos = 0;
+}
+
+/* ---- arguments (the same checks and messages as rollout.py) ----------- */
+
+/* An int argument (anything with __index__), clamped to the long long range. */
+static int ll_arg(PyObject *value, const char *name, long long *out) {
+    PyObject *index = PyNumber_Index(value);
+    if (!index) {
+        if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+            PyErr_Format(PyExc_TypeError, "%s must be an int, not %.100s", name, Py_TYPE(value)->tp_name);
+        }
+        return -1;
+    }
+    int overflow;
+    long long number = PyLong_AsLongLongAndOverflow(index, &overflow);
+    Py_DECREF(index);
+    if (number == -1 && PyErr_Occurred()) {
+        return -1;
+    }
+    *out = overflow > 0 ? LLONG_MAX : overflow < 0 ? LLONG_MIN : number;
+    return 0;
+}
+
+static int mask_arg(PyObject *value, const char *name, mask_t *out) {
+    PyObject *index = PyNumber_Index(value);
+    if (!index) {
+        if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+            PyErr_Format(PyExc_TypeError, "%s must be an int, not %.100s", name, Py_TYPE(value)->tp_name);
+        }
+        return -1;
+    }
+    int result = mask_from_pylong(index, out, name);
+    Py_DECREF(index);
+    return result;
+}
+
+static int seed_arg(PyObject *value, uint64_t *out) {
+    PyObject *index = PyNumber_Index(value);
+    if (!index) {
+        if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+            PyErr_Format(PyExc_TypeError, "seed must be an int, not %.100s", Py_TYPE(value)->tp_name);
+        }
+        return -1;
+    }
+    uint64_t seed = PyLong_AsUnsignedLongLongMask(index); /* seed mod 2**64 */
+    Py_DECREF(index);
+    if (seed == (uint64_t)-1 && PyErr_Occurred()) {
+        return -1;
+    }
+    *out = seed;
+    return 0;
+}
+
+/* A new reference to a fast sequence of ints, or NULL (TypeError for an int, str or bytes). */
+static PyObject *int_seq(PyObject *value, const char *name) {
+    if (PyLong_Check(value) || PyUnicode_Check(value) || PyBytes_Check(value)) {
+        PyErr_Format(PyExc_TypeError, "%s must be a sequence of ints, not %.100s", name, Py_TYPE(value)->tp_name);
+        return NULL;
+    }
+    return PySequence_Fast(value, name);
+}
+
+/* Items of a sequence of ints into out[0..cap); returns the length or -1. */
+static Py_ssize_t int_items(PyObject *value, const char *name, const char *item_name, long long *out,
+                            Py_ssize_t cap) {
+    PyObject *seq = int_seq(value, name);
+    if (!seq) {
+        return -1;
+    }
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        long long number;
+        if (ll_arg(PySequence_Fast_GET_ITEM(seq, i), item_name, &number) < 0) {
+            Py_DECREF(seq);
+            return -1;
+        }
+        if (i < cap) {
+            out[i] = number;
+        }
+    }
+    Py_DECREF(seq);
+    return n;
+}
+
+static int rules_args(PyObject *colors_arg, PyObject *max_draws_arg, int *colors, int *max_draws) {
+    long long value;
+    if (ll_arg(colors_arg, "colors", &value) < 0) {
+        return -1;
+    }
+    if (value < 1 || value > MAX_COLORS) {
+        PyErr_Format(PyExc_ValueError, "colors must be 1-4, not %lld", value);
+        return -1;
+    }
+    *colors = (int)value;
+    if (ll_arg(max_draws_arg, "max_draws", &value) < 0) {
+        return -1;
+    }
+    if (value < 0) {
+        PyErr_Format(PyExc_ValueError, "max_draws must not be negative, not %lld", value);
+        return -1;
+    }
+    *max_draws = value > INT_MAX ? INT_MAX : (int)value;
+    return 0;
+}
+
+static int policies_arg(PyObject *value, int players, int8_t *out) {
+    long long items[MAX_PLAYERS];
+    Py_ssize_t n = int_items(value, "policies", "an item of policies", items, MAX_PLAYERS);
+    if (n < 0) {
+        return -1;
+    }
+    if (n != players) {
+        PyErr_Format(PyExc_ValueError, "policies must have one entry per seat (%d), not %zd", players, n);
+        return -1;
+    }
+    for (int i = 0; i < players; i++) {
+        if (items[i] < POLICY_RANDOM || items[i] > POLICY_MEDIUM) {
+            PyErr_Format(PyExc_ValueError, "a policy must be 0 (random), 1 (greedy) or 2 (medium), not %lld",
+                         items[i]);
+            return -1;
+        }
+        out[i] = (int8_t)items[i];
+    }
+    return 0;
+}
+
+static int weights_arg(PyObject *value, hidden_t *h) {
+    if (value == Py_None || PyLong_Check(value) || PyUnicode_Check(value) || PyBytes_Check(value)) {
+        PyErr_Format(PyExc_TypeError, "weights must be a sequence with one entry per seat, not %.100s",
+                     Py_TYPE(value)->tp_name);
+        return -1;
+    }
+    PyObject *seq = PySequence_Fast(value, "weights must be a sequence with one entry per seat");
+    if (!seq) {
+        return -1;
+    }
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    if (n != h->players) {
+        PyErr_Format(PyExc_ValueError, "weights must have one entry per seat (%d), not %zd", h->players, n);
+        Py_DECREF(seq);
+        return -1;
+    }
+    for (int s = 0; s < h->players; s++) {
+        PyObject *entry = PySequence_Fast_GET_ITEM(seq, s);
+        h->has_weights[s] = 0;
+        if (entry == Py_None || s == h->seat) {
+            continue;
+        }
+        if (PyLong_Check(entry) || PyFloat_Check(entry) || PyUnicode_Check(entry) || PyBytes_Check(entry)) {
+            PyErr_Format(PyExc_TypeError, "weights[%d] must be None or a sequence of 80 floats, not %.100s", s,
+                         Py_TYPE(entry)->tp_name);
+            Py_DECREF(seq);
+            return -1;
+        }
+        PyObject *row = PySequence_Fast(entry, "weights entries must be None or a sequence of 80 floats");
+        if (!row) {
+            Py_DECREF(seq);
+            return -1;
+        }
+        Py_ssize_t len = PySequence_Fast_GET_SIZE(row);
+        for (Py_ssize_t i = 0; i < len; i++) {
+            double w = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(row, i));
+            if (w == -1.0 && PyErr_Occurred()) {
+                Py_DECREF(row);
+                Py_DECREF(seq);
+                return -1;
+            }
+            if (i < DECK) {
+                h->weights[s][i] = w;
+            }
+        }
+        Py_DECREF(row);
+        if (len != DECK) {
+            PyErr_Format(PyExc_ValueError, "weights[%d] must have 80 entries (one per card), not %zd", s, len);
+            Py_DECREF(seq);
+            return -1;
+        }
+        for (int i = 0; i < DECK; i++) {
+            double w = h->weights[s][i];
+            if (!(w >= 0.0 && w <= DBL_MAX)) {
+                PyObject *shown = PyFloat_FromDouble(w);
+                if (shown) {
+                    PyErr_Format(PyExc_ValueError, "weights[%d] must be finite and >= 0, found %R", s, shown);
+                    Py_DECREF(shown);
+                }
+                Py_DECREF(seq);
+                return -1;
+            }
+        }
+        h->has_weights[s] = 1;
+    }
+    Py_DECREF(seq);
+    return 0;
+}
+
+/* rollout._Hidden: the hidden-card arguments; *unknown_out gets the unknown mask. */
+static int hidden_args(hidden_t *h, PyObject *seat_arg, PyObject *hand_arg, PyObject *counts_arg,
+                       PyObject *pile_arg, PyObject *unknown_arg, PyObject *weights_arg_, mask_t *unknown_out) {
+    long long counts[MAX_PLAYERS], value;
+    Py_ssize_t players = int_items(counts_arg, "counts", "an item of counts", counts, MAX_PLAYERS);
+    if (players < 0) {
+        return -1;
+    }
+    if (players < MIN_SEATS || players > MAX_PLAYERS) {
+        PyErr_Format(PyExc_ValueError, "counts must have one hand size per seat, 2-6 seats, not %zd", players);
+        return -1;
+    }
+    if (ll_arg(seat_arg, "seat", &value) < 0) {
+        return -1;
+    }
+    if (value < 0 || value >= players) {
+        PyErr_Format(PyExc_ValueError, "seat %lld is not a seat 0-%zd", value, players - 1);
+        return -1;
+    }
+    int seat = (int)value;
+    mask_t hand, unknown;
+    if (mask_arg(hand_arg, "hand", &hand) < 0 || mask_arg(unknown_arg, "unknown", &unknown) < 0) {
+        return -1;
+    }
+    if (ll_arg(pile_arg, "pile_count", &value) < 0) {
+        return -1;
+    }
+    if (value < 0 || value > DECK) {
+        PyErr_Format(PyExc_ValueError, "pile_count must be 0-80, not %lld", value);
+        return -1;
+    }
+    int pile_count = (int)value;
+    for (int s = 0; s < players; s++) {
+        if (counts[s] < 0 || counts[s] > DECK) {
+            PyErr_Format(PyExc_ValueError, "hand sizes must be 0-80, found %lld", counts[s]);
+            return -1;
+        }
+    }
+    if (!mask_empty(mask_and(hand, unknown))) {
+        PyErr_SetString(PyExc_ValueError, "hand and unknown share cards");
+        return -1;
+    }
+    if (counts[seat] != mask_count(hand)) {
+        PyErr_Format(PyExc_ValueError, "counts[%d] is %lld but the hand holds %d cards", seat, counts[seat],
+                     mask_count(hand));
+        return -1;
+    }
+    long long hidden = pile_count;
+    for (int s = 0; s < players; s++) {
+        hidden += s == seat ? 0 : counts[s];
+    }
+    if (mask_count(unknown) != hidden) {
+        PyErr_Format(PyExc_ValueError, "unknown holds %d cards but the other hands and the pile hold %lld",
+                     mask_count(unknown), hidden);
+        return -1;
+    }
+    h->players = (int)players;
+    h->seat = seat;
+    if (weights_arg_ && weights_arg(weights_arg_, h) < 0) {
+        return -1;
+    }
+    if (!weights_arg_) {
+        for (int s = 0; s < players; s++) {
+            h->has_weights[s] = 0;
+        }
+    }
+    h->pile_count = pile_count;
+    h->hand = hand;
+    for (int s = 0; s < players; s++) {
+        h->capacity[s] = (int)counts[s];
+    }
+    h->n_cards = mask_indices(unknown, h->cards);
+    hidden_prepare(h);
+    *unknown_out = unknown;
+    return 0;
+}
+
+/* rollout._root: the table, turn phase and rules into a root state (other hands empty). */
+static int root_args(sim_t *g, const hidden_t *h, mask_t unknown, PyObject *fit_arg, PyObject *laid_arg,
+                     PyObject *draws_arg, PyObject *last_arg, PyObject *colors_arg, PyObject *max_draws_arg,
+                     PyObject *must_play_arg, PyObject *ends_arg) {
+    int colors, max_draws;
+    long long laid, draws, last;
+    mask_t fit;
+    if (rules_args(colors_arg, max_draws_arg, &colors, &max_draws) < 0 || mask_arg(fit_arg, "fit", &fit) < 0 ||
+        ll_arg(laid_arg, "laid", &laid) < 0 || ll_arg(draws_arg, "draws", &draws) < 0 ||
+        ll_arg(last_arg, "last_drawn", &last) < 0) {
+        return -1;
+    }
+    if (laid < 0 || laid > MAX_TURN_COUNT || draws < 0 || draws > MAX_TURN_COUNT) {
+        PyErr_Format(PyExc_ValueError, "laid and draws must be 0-%d, not %lld and %lld", MAX_TURN_COUNT, laid, draws);
+        return -1;
+    }
+    if (last < -1 || last >= DECK) {
+        PyErr_Format(PyExc_ValueError, "last_drawn must be a card index 0-79 or -1, not %lld", last);
+        return -1;
+    }
+    if (draws && !laid && !(last >= 0 && mask_test(h->hand, (int)last))) {
+        PyErr_SetString(PyExc_ValueError,
+                        "cards were drawn this turn and none laid, so last_drawn must name the last one (in hand)");
+        return -1;
+    }
+    mask_t deck = {0, 0};
+    for (int i = 0; i < colors * NUMBERS; i++) {
+        deck = mask_or(deck, BITS[i]);
+    }
+    mask_t all = mask_or(mask_or(h->hand, unknown), fit);
+    if (!mask_eq(mask_and(all, deck), all)) {
+        PyErr_Format(PyExc_ValueError, "hand, unknown and fit must hold cards of the %d-colour deck only", colors);
+        return -1;
+    }
+    mask_t held = mask_or(h->hand, unknown);
+    mask_t table_fit = {fit.lo & ~held.lo, fit.hi & ~held.hi};
+    if (!mask_empty(table_fit)) {
+        PyErr_SetString(PyExc_ValueError, "fit names a card that is on the table");
+        return -1;
+    }
+    for (int s = 0; s < h->players; s++) {
+        if (!h->capacity[s]) {
+            PyErr_Format(PyExc_ValueError, "the game is over: seat %d holds no cards", s);
+            return -1;
+        }
+    }
+    int must_play = PyObject_IsTrue(must_play_arg);
+    if (must_play < 0) {
+        return -1;
+    }
+    int ends_after_draw = PyObject_IsTrue(ends_arg);
+    if (ends_after_draw < 0) {
+        return -1;
+    }
+    memset(g, 0, sizeof(*g));
+    g->players = h->players;
+    g->hands[h->seat] = h->hand;
+    for (int s = 0; s < h->players; s++) {
+        g->counts[s] = h->capacity[s];
+    }
+    g->pile_len = h->pile_count;
+    g->pile_pos = 0;
+    g->elevens = elevens_mask(colors);
+    g->fit = fit;
+    g->to_move = h->seat;
+    g->laid = (int)laid;
+    g->draws = (int)draws;
+    g->last_drawn = (int)last;
+    g->winner = -1;
+    g->max_draws = max_draws;
+    g->must_play = must_play;
+    g->ends_after_draw = ends_after_draw;
+    return 0;
+}
+
+/* "card 12", "draw (-1)", "pass (-2)" as in rollout._move_name */
+static void move_name(long long code, char *buf, size_t size) {
+    if (code == DRAW_CODE) {
+        snprintf(buf, size, "draw (-1)");
+    }
+    else if (code == PASS_CODE) {
+        snprintf(buf, size, "pass (-2)");
+    }
+    else {
+        snprintf(buf, size, "card %lld", code);
+    }
+}
+
+static int check_candidates(const sim_t *root, const long long *candidates, Py_ssize_t n) {
+    int8_t legal[MAX_LEGAL + 1];
+    int n_legal = sim_legal(root, legal);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int ok = 0;
+        for (int k = 0; k < n_legal; k++) {
+            ok |= legal[k] == candidates[i];
+        }
+        if (ok) {
+            continue;
+        }
+        char names[MAX_LEGAL * 12 + 8], one[32];
+        size_t used = 0;
+        names[0] = '\0';
+        for (int k = 0; k < n_legal; k++) {
+            move_name(legal[k], one, sizeof(one));
+            used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s", k ? ", " : "", one);
+        }
+        if (!n_legal) {
+            snprintf(names, sizeof(names), "none");
+        }
+        move_name(candidates[i], one, sizeof(one));
+        PyErr_Format(PyExc_ValueError, "candidate %s is not legal here (legal: %s)", one, names);
+        return -1;
+    }
+    return 0;
+}
+
+static double monotonic_seconds(void) {
+#ifdef _WIN32
+    LARGE_INTEGER frequency, counter;
+    QueryPerformanceFrequency(&frequency);
+    QueryPerformanceCounter(&counter);
+    return (double)counter.QuadPart / (double)frequency.QuadPart;
+#else
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)now.tv_sec + (double)now.tv_nsec * 1e-9;
+#endif
+}
+
+/* ---- search ---------------------------------------------------------- */
+
+typedef struct {
+    const hidden_t *hidden;
+    sim_t root;
+    int8_t policies[MAX_PLAYERS];
+    const int8_t *candidates;
+    Py_ssize_t n_candidates;
+    long long samples;
+    double time_limit;
+    double start;
+    uint64_t seed;
+    long long *wins;      /* per candidate */
+    long long *penalties; /* per candidate */
+    long long *step;      /* per candidate: this determinization's (won, penalty) */
+    long long done;
+} search_job_t;
+
+static int search_run(search_job_t *job) {
+    splitmix_t rng = {job->seed};
+    const hidden_t *h = job->hidden;
+    int seat = h->seat;
+    while (job->done < job->samples) {
+        deal_hidden(h, &rng, &job->root);
+        uint64_t playout_seed = sm_next(&rng);
+        for (Py_ssize_t k = 0; k < job->n_candidates; k++) {
+            sim_t g = job->root;
+            splitmix_t playout_rng = {playout_seed};
+            long long actions = 0;
+            sim_push(&g, job->candidates[k]);
+            int status = sim_run(&g, job->policies, &playout_rng, &actions, NULL);
+            if (status != RUN_OK) {
+                return status;
+            }
+            int won = g.winner == seat;
+            job->step[2 * k] = won;
+            job->step[2 * k + 1] = won ? 0 : hand_penalty(g.hands[seat]);
+        }
+        int late = job->time_limit > 0.0 && monotonic_seconds() - job->start > job->time_limit;
+        if (late && job->done) {
+            break; /* finished after the limit: not counted */
+        }
+        for (Py_ssize_t k = 0; k < job->n_candidates; k++) {
+            job->wins[k] += job->step[2 * k];
+            job->penalties[k] += job->step[2 * k + 1];
+        }
+        job->done++;
+        if (late) {
+            break;
+        }
+    }
+    return RUN_OK;
+}
+
+/* Refuse positional arguments: every argument of these functions is keyword-only. */
+static int keywords_only(PyObject *args, const char *function) {
+    if (PyTuple_GET_SIZE(args)) {
+        PyErr_Format(PyExc_TypeError, "%s() takes keyword arguments only", function);
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *core_search(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds) {
+    static char *kwlist[] = {"seat",       "hand",     "counts",    "pile_count",      "unknown",    "weights",
+                             "fit",        "laid",     "draws",     "last_drawn",      "colors",     "max_draws",
+                             "must_play",  "ends_after_draw", "candidates", "policies", "samples", "seed",
+                             "time_limit", NULL};
+    PyObject *seat, *hand, *counts, *pile_count, *unknown_arg, *weights, *fit, *laid, *draws, *last_drawn, *colors,
+        *max_draws, *must_play, *ends_after_draw, *candidates_arg, *policies, *samples_arg, *seed_obj;
+    double time_limit = 0.0;
+    double start = monotonic_seconds();
+    if (keywords_only(args, "search") < 0 ||
+        !PyArg_ParseTupleAndKeywords(args, kwds, "OOOOOOOOOOOOOOOOOO|d:search", kwlist, &seat, &hand, &counts,
+                                     &pile_count, &unknown_arg, &weights, &fit, &laid, &draws, &last_drawn, &colors,
+                                     &max_draws, &must_play, &ends_after_draw, &candidates_arg, &policies,
+                                     &samples_arg, &seed_obj, &time_limit)) {
+        return NULL;
+    }
+    hidden_t *hidden = PyMem_Malloc(sizeof(hidden_t));
+    if (!hidden) {
+        return PyErr_NoMemory();
+    }
+    search_job_t job;
+    memset(&job, 0, sizeof(job));
+    mask_t unknown;
+    long long *codes = NULL, *numbers = NULL;
+    int8_t *candidates = NULL;
+    PyObject *result = NULL, *seq = NULL, *list = NULL;
+    Py_ssize_t n = 0;
+    int status;
+    if (hidden_args(hidden, seat, hand, counts, pile_count, unknown_arg, weights, &unknown) < 0 ||
+        root_args(&job.root, hidden, unknown, fit, laid, draws, last_drawn, colors, max_draws, must_play,
+                  ends_after_draw) < 0 ||
+        policies_arg(policies, hidden->players, job.policies) < 0) {
+        goto done;
+    }
+    if (!(seq = int_seq(candidates_arg, "candidates"))) {
+        goto done;
+    }
+    n = PySequence_Fast_GET_SIZE(seq);
+    /* one block: codes (n), wins (n), penalties (n), step (2n); and the candidates as bytes */
+    numbers = PyMem_Calloc((size_t)(5 * n + 1), sizeof(long long));
+    candidates = PyMem_Malloc((size_t)n + 1);
+    if (!numbers || !candidates) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    codes = numbers;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        if (ll_arg(PySequence_Fast_GET_ITEM(seq, k), "an item of candidates", &codes[k]) < 0) {
+            goto done;
+        }
+    }
+    if (check_candidates(&job.root, codes, n) < 0) {
+        goto done;
+    }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        candidates[k] = (int8_t)codes[k];
+    }
+    if (ll_arg(samples_arg, "samples", &job.samples) < 0) {
+        goto done;
+    }
+    if (job.samples < 1) {
+        PyErr_Format(PyExc_ValueError, "samples must be at least 1, not %lld", job.samples);
+        goto done;
+    }
+    if (seed_arg(seed_obj, &job.seed) < 0) {
+        goto done;
+    }
+    job.hidden = hidden;
+    job.candidates = candidates;
+    job.n_candidates = n;
+    job.time_limit = time_limit;
+    job.start = start;
+    job.wins = numbers + n;
+    job.penalties = numbers + 2 * n;
+    job.step = numbers + 3 * n;
+    Py_BEGIN_ALLOW_THREADS
+    status = search_run(&job);
+    Py_END_ALLOW_THREADS
+    if (status != RUN_OK) {
+        run_error(status);
+        goto done;
+    }
+    if (!(list = PyList_New(n))) {
+        goto done;
+    }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *item = Py_BuildValue("(LLL)", job.wins[k], job.done, job.penalties[k]);
+        if (!item) {
+            goto done;
+        }
+        PyList_SET_ITEM(list, k, item);
+    }
+    result = Py_BuildValue("(OL)", list, job.done);
+done:
+    Py_XDECREF(list);
+    Py_XDECREF(seq);
+    PyMem_Free(hidden);
+    PyMem_Free(numbers);
+    PyMem_Free(candidates);
+    return result;
+}
+
+static PyObject *core_sample_deals(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds) {
+    static char *kwlist[] = {"seat", "hand", "counts", "pile_count", "unknown", "weights", "samples", "seed", NULL};
+    PyObject *seat, *hand, *counts, *pile_count, *unknown_arg, *weights, *samples_arg, *seed_obj;
+    if (keywords_only(args, "sample_deals") < 0 ||
+        !PyArg_ParseTupleAndKeywords(args, kwds, "OOOOOOOO:sample_deals", kwlist, &seat, &hand, &counts,
+                                     &pile_count, &unknown_arg, &weights, &samples_arg, &seed_obj)) {
+        return NULL;
+    }
+    hidden_t *hidden = PyMem_Malloc(sizeof(hidden_t));
+    if (!hidden) {
+        return PyErr_NoMemory();
+    }
+    PyObject *result = NULL, *list = NULL;
+    mask_t unknown;
+    long long samples;
+    uint64_t seed;
+    splitmix_t rng;
+    sim_t g;
+    if (hidden_args(hidden, seat, hand, counts, pile_count, unknown_arg, weights, &unknown) < 0 ||
+        ll_arg(samples_arg, "samples", &samples) < 0) {
+        goto done;
+    }
+    if (samples < 0) {
+        PyErr_Format(PyExc_ValueError, "samples must not be negative, not %lld", samples);
+        goto done;
+    }
+    if (seed_arg(seed_obj, &seed) < 0) {
+        goto done;
+    }
+    if (!(list = PyList_New(0))) {
+        goto done;
+    }
+    rng.state = seed;
+    memset(&g, 0, sizeof(g));
+    for (long long i = 0; i < samples; i++) {
+        deal_hidden(hidden, &rng, &g);
+        g.hands[hidden->seat] = hidden->hand;
+        uint64_t playout_seed = sm_next(&rng);
+        PyObject *hands = PyTuple_New(hidden->players), *pile = PyTuple_New(g.pile_len), *item = NULL;
+        int ok = hands && pile;
+        for (int s = 0; ok && s < hidden->players; s++) {
+            PyObject *mask = mask_to_pylong(g.hands[s]);
+            ok = mask != NULL;
+            if (ok) {
+                PyTuple_SET_ITEM(hands, s, mask);
+            }
+        }
+        for (int k = 0; ok && k < g.pile_len; k++) {
+            PyObject *card = PyLong_FromLong(g.pile[k]);
+            ok = card != NULL;
+            if (ok) {
+                PyTuple_SET_ITEM(pile, k, card);
+            }
+        }
+        if (ok) {
+            item = Py_BuildValue("(OOK)", hands, pile, (unsigned long long)playout_seed);
+        }
+        Py_XDECREF(hands);
+        Py_XDECREF(pile);
+        if (!item || PyList_Append(list, item) < 0) {
+            Py_XDECREF(item);
+            Py_DECREF(list);
+            goto done;
+        }
+        Py_DECREF(item);
+    }
+    result = list;
+done:
+    PyMem_Free(hidden);
+    return result;
+}
+
+static PyObject *core_playout(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds) {
+    static char *kwlist[] = {"hands",     "pile",      "turn",           "fit",      "laid",
+                             "draws",     "last_drawn", "colors",        "max_draws", "must_play",
+                             "ends_after_draw", "policies", "seed",      NULL};
+    PyObject *hands_arg, *pile_arg, *turn_arg, *fit, *laid, *draws, *last_drawn, *colors_arg, *max_draws_arg,
+        *must_play, *ends_after_draw, *policies, *seed_obj;
+    if (keywords_only(args, "playout") < 0 ||
+        !PyArg_ParseTupleAndKeywords(args, kwds, "OOOOOOOOOOOOO:playout", kwlist, &hands_arg, &pile_arg, &turn_arg,
+                                     &fit, &laid, &draws, &last_drawn, &colors_arg, &max_draws_arg, &must_play,
+                                     &ends_after_draw, &policies, &seed_obj)) {
+        return NULL;
+    }
+    int colors, max_draws;
+    if (rules_args(colors_arg, max_draws_arg, &colors, &max_draws) < 0) {
+        return NULL;
+    }
+    PyObject *seq = int_seq(hands_arg, "hands");
+    if (!seq) {
+        return NULL;
+    }
+    Py_ssize_t players = PySequence_Fast_GET_SIZE(seq);
+    mask_t hands[MAX_PLAYERS];
+    for (Py_ssize_t s = 0; s < players; s++) {
+        mask_t mask;
+        if (mask_arg(PySequence_Fast_GET_ITEM(seq, s), "a hand", &mask) < 0) {
+            Py_DECREF(seq);
+            return NULL;
+        }
+        if (s < MAX_PLAYERS) {
+            hands[s] = mask;
+        }
+    }
+    Py_DECREF(seq);
+    if (players < MIN_SEATS || players > MAX_PLAYERS) {
+        PyErr_Format(PyExc_ValueError, "hands must hold 2-6 hands, not %zd", players);
+        return NULL;
+    }
+    long long pile_items[DECK + 1];
+    Py_ssize_t pile_len = int_items(pile_arg, "pile", "an item of pile", pile_items, DECK + 1);
+    if (pile_len < 0) {
+        return NULL;
+    }
+    mask_t seen = {0, 0}, all = {0, 0};
+    int clash = pile_len > DECK;
+    for (Py_ssize_t i = 0; i < pile_len && i <= DECK; i++) {
+        if (pile_items[i] < 0 || pile_items[i] >= DECK) {
+            PyErr_Format(PyExc_ValueError, "pile card %lld is not a card index 0-79", pile_items[i]);
+            return NULL;
+        }
+    }
+    for (Py_ssize_t i = 0; !clash && i < pile_len; i++) {
+        clash |= mask_test(seen, (int)pile_items[i]);
+        seen = mask_or(seen, BITS[pile_items[i]]);
+    }
+    all = seen;
+    for (int s = 0; s < players; s++) {
+        clash |= !mask_empty(mask_and(all, hands[s]));
+        all = mask_or(all, hands[s]);
+    }
+    if (clash) {
+        PyErr_SetString(PyExc_ValueError, "a card is in two places");
+        return NULL;
+    }
+    long long turn;
+    if (ll_arg(turn_arg, "turn", &turn) < 0) {
+        return NULL;
+    }
+    if (turn < 0 || turn >= players) {
+        PyErr_Format(PyExc_ValueError, "turn %lld is not a seat 0-%zd", turn, players - 1);
+        return NULL;
+    }
+    hidden_t *hidden = PyMem_Malloc(sizeof(hidden_t));
+    if (!hidden) {
+        return PyErr_NoMemory();
+    }
+    hidden->players = (int)players;
+    hidden->seat = (int)turn;
+    hidden->pile_count = (int)pile_len;
+    hidden->hand = hands[turn];
+    for (int s = 0; s < players; s++) {
+        hidden->capacity[s] = mask_count(hands[s]);
+        hidden->has_weights[s] = 0;
+    }
+    mask_t unknown = {all.lo & ~hands[turn].lo, all.hi & ~hands[turn].hi};
+    hidden->n_cards = mask_indices(unknown, hidden->cards);
+    hidden_prepare(hidden);
+    sim_t g;
+    int8_t policy_ids[MAX_PLAYERS];
+    uint64_t seed;
+    PyObject *result = NULL;
+    if (root_args(&g, hidden, unknown, fit, laid, draws, last_drawn, colors_arg, max_draws_arg, must_play,
+                  ends_after_draw) < 0 ||
+        policies_arg(policies, (int)players, policy_ids) < 0 || seed_arg(seed_obj, &seed) < 0) {
+        PyMem_Free(hidden);
+        return NULL;
+    }
+    PyMem_Free(hidden);
+    memcpy(g.hands, hands, sizeof(mask_t) * (size_t)players);
+    for (Py_ssize_t i = 0; i < pile_len; i++) {
+        g.pile[i] = (int8_t)pile_items[i];
+    }
+    g.pile_len = (int)pile_len;
+    int8_t *trace = PyMem_Malloc(MAX_ACTIONS);
+    if (!trace) {
+        return PyErr_NoMemory();
+    }
+    splitmix_t rng = {seed};
+    long long actions = 0;
+    int status = sim_run(&g, policy_ids, &rng, &actions, trace);
+    if (status != RUN_OK) {
+        run_error(status);
+    }
+    else if ((result = PyList_New((Py_ssize_t)actions)) != NULL) {
+        for (long long i = 0; i < actions; i++) {
+            PyObject *code = PyLong_FromLong(trace[i]);
+            if (!code) {
+                Py_CLEAR(result);
+                break;
+            }
+            PyList_SET_ITEM(result, (Py_ssize_t)i, code);
+        }
+    }
+    PyMem_Free(trace);
+    return result;
+}
+
+/* Deal classic games from the 80 cards and play them out (see rollout.random_playouts). */
+static int playouts_run(long long games, int players, int policy, uint64_t seed, long long *actions) {
+    splitmix_t rng = {seed};
+    int size = DEAL_SIZES[players], dealt = size * players;
+    int8_t policies[MAX_PLAYERS];
+    for (int s = 0; s < players; s++) {
+        policies[s] = (int8_t)policy;
+    }
+    mask_t elevens = elevens_mask(MAX_COLORS);
+    int8_t eleven_cards[MAX_COLORS];
+    int n_elevens = mask_indices(elevens, eleven_cards);
+    for (long long game = 0; game < games; game++) {
+        sim_t g;
+        int8_t deck[DECK];
+        int any;
+        do {
+            for (int i = 0; i < DECK; i++) {
+                deck[i] = (int8_t)i;
+            }
+            shuffle_cards(deck, DECK, &rng);
+            for (int s = 0; s < players; s++) {
+                mask_t hand = {0, 0};
+                for (int i = s * size; i < (s + 1) * size; i++) {
+                    hand = mask_or(hand, BITS[deck[i]]);
+                }
+                g.hands[s] = hand;
+            }
+            any = 0;
+            for (int s = 0; s < players; s++) {
+                any |= !mask_empty(mask_and(g.hands[s], elevens));
+            }
+        } while (!any);
+        g.players = players;
+        for (int s = 0; s < players; s++) {
+            g.counts[s] = size;
+        }
+        g.pile_len = DECK - dealt;
+        memcpy(g.pile, deck + dealt, (size_t)(DECK - dealt));
+        g.pile_pos = 0;
+        g.elevens = elevens;
+        g.fit = elevens;
+        g.to_move = 0;
+        for (int k = 0, found = 0; k < n_elevens && !found; k++) {
+            for (int s = 0; s < players && !found; s++) {
+                if (mask_test(g.hands[s], eleven_cards[k])) {
+                    g.to_move = s;
+                    found = 1;
+                }
+            }
+        }
+        g.laid = g.draws = 0;
+        g.last_drawn = -1;
+        g.winner = -1;
+        g.max_draws = 3;
+        g.must_play = 0;
+        g.ends_after_draw = 1;
+        int status = sim_run(&g, policies, &rng, actions, NULL);
+        if (status != RUN_OK) {
+            return status;
+        }
+    }
+    return RUN_OK;
+}
+
+static PyObject *core_random_playouts(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds) {
+    static char *kwlist[] = {"games", "players", "seed", "policy", NULL};
+    PyObject *games_arg, *players_arg, *seed_obj, *policy_arg = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOO|O:random_playouts", kwlist, &games_arg, &players_arg,
+                                     &seed_obj, &policy_arg)) {
+        return NULL;
+    }
+    long long games, players, policy = POLICY_RANDOM;
+    uint64_t seed;
+    if (ll_arg(games_arg, "games", &games) < 0 || ll_arg(players_arg, "players", &players) < 0) {
+        return NULL;
+    }
+    if (games < 0) {
+        PyErr_Format(PyExc_ValueError, "games must not be negative, not %lld", games);
+        return NULL;
+    }
+    if (players < MIN_SEATS || players > MAX_PLAYERS) {
+        PyErr_Format(PyExc_ValueError, "players must be 2-6, not %lld", players);
+        return NULL;
+    }
+    if (policy_arg && ll_arg(policy_arg, "an item of policies", &policy) < 0) {
+        return NULL;
+    }
+    if (policy < POLICY_RANDOM || policy > POLICY_MEDIUM) {
+        PyErr_Format(PyExc_ValueError, "a policy must be 0 (random), 1 (greedy) or 2 (medium), not %lld", policy);
+        return NULL;
+    }
+    if (seed_arg(seed_obj, &seed) < 0) {
+        return NULL;
+    }
+    long long actions = 0;
+    int status;
+    Py_BEGIN_ALLOW_THREADS
+    status = playouts_run(games, (int)players, (int)policy, seed, &actions);
+    Py_END_ALLOW_THREADS
+    if (status != RUN_OK) {
+        run_error(status);
+        return NULL;
+    }
+    return Py_BuildValue("(LL)", games, actions);
+}
+
+/* ---------------------------------------------------------------------- */
 /* The module                                                             */
 
 static PyMethodDef core_functions[] = {
@@ -1376,6 +2781,27 @@ static PyMethodDef core_functions[] = {
     {"mask_of", core_mask_of, METH_O,
      "mask_of(indices, /)\n--\n\n"
      "The bitmask of the card indices 0-79 in ``indices``: bit ``i`` set for each ``i``."},
+    {"search", (PyCFunction)(void (*)(void))core_search, METH_VARARGS | METH_KEYWORDS,
+     "search(*, seat, hand, counts, pile_count, unknown, weights, fit, laid, draws, last_drawn, colors,\n"
+     "       max_draws, must_play, ends_after_draw, candidates, policies, samples, seed, time_limit=0.0)\n"
+     "--\n\n"
+     "Evaluate candidate moves over sampled hidden cards: ``([(wins, playouts, penalty_sum)\n"
+     "per candidate], determinizations)``. Exactly :func:`elferraus.rollout.search`; the GIL\n"
+     "is released while the playouts run."},
+    {"sample_deals", (PyCFunction)(void (*)(void))core_sample_deals, METH_VARARGS | METH_KEYWORDS,
+     "sample_deals(*, seat, hand, counts, pile_count, unknown, weights, samples, seed)\n--\n\n"
+     "The determinizations ``search`` plays with ``seed``: ``[(hands, pile, playout_seed), ...]``.\n"
+     "Exactly :func:`elferraus.rollout.sample_deals`."},
+    {"playout", (PyCFunction)(void (*)(void))core_playout, METH_VARARGS | METH_KEYWORDS,
+     "playout(*, hands, pile, turn, fit, laid, draws, last_drawn, colors, max_draws, must_play,\n"
+     "        ends_after_draw, policies, seed)\n--\n\n"
+     "The move codes of one playout from a fully known position to the end.\n"
+     "Exactly :func:`elferraus.rollout.playout`."},
+    {"random_playouts", (PyCFunction)(void (*)(void))core_random_playouts, METH_VARARGS | METH_KEYWORDS,
+     "random_playouts(games, players, seed, policy=0)\n--\n\n"
+     "Deal ``games`` classic games of ``players`` and play them out with ``policy`` for every\n"
+     "seat: ``(games, actions)``. Exactly :func:`elferraus.rollout.random_playouts`; the GIL\n"
+     "is released while the games run."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -40,3 +40,55 @@ class CoreState:
 
 def key_order(data: bytes, /) -> list[int]: ...
 def mask_of(indices: Iterable[int], /) -> int: ...
+
+# Rollouts: the same functions as elferraus.rollout (the reference), compiled.
+def search(
+    *,
+    seat: int,
+    hand: int,
+    counts: Sequence[int],
+    pile_count: int,
+    unknown: int,
+    weights: Sequence[Sequence[float] | None],
+    fit: int,
+    laid: int,
+    draws: int,
+    last_drawn: int,
+    colors: int,
+    max_draws: int,
+    must_play: bool,
+    ends_after_draw: bool,
+    candidates: Sequence[int],
+    policies: Sequence[int],
+    samples: int,
+    seed: int,
+    time_limit: float = 0.0,
+) -> tuple[list[tuple[int, int, int]], int]: ...
+def sample_deals(
+    *,
+    seat: int,
+    hand: int,
+    counts: Sequence[int],
+    pile_count: int,
+    unknown: int,
+    weights: Sequence[Sequence[float] | None],
+    samples: int,
+    seed: int,
+) -> list[tuple[tuple[int, ...], tuple[int, ...], int]]: ...
+def playout(
+    *,
+    hands: Sequence[int],
+    pile: Sequence[int],
+    turn: int,
+    fit: int,
+    laid: int,
+    draws: int,
+    last_drawn: int,
+    colors: int,
+    max_draws: int,
+    must_play: bool,
+    ends_after_draw: bool,
+    policies: Sequence[int],
+    seed: int,
+) -> list[int]: ...
+def random_playouts(games: int, players: int, seed: int, policy: int = 0) -> tuple[int, int]: ...
