@@ -11,12 +11,17 @@ from collections.abc import Callable
 
 from elferraus.bots.base import Bot
 from elferraus.bots.baseline import GreedyBot, RandomBot
+from elferraus.bots.easy import EasyBot
 from elferraus.bots.medium import MediumBot
+from elferraus.bots.search import ExpertBot, HardBot
 
 BOTS: dict[str, Callable[[int], Bot]] = {
     "random": RandomBot,
     "greedy": GreedyBot,
+    "easy": EasyBot,
     "medium": MediumBot,
+    "hard": HardBot,
+    "expert": ExpertBot,
 }
 """Every built-in level, by name."""
 
@@ -34,4 +39,4 @@ def make_bot(name: str, seed: int = 0) -> Bot:
     return factory(seed)
 
 
-__all__ = ["BOTS", "Bot", "GreedyBot", "MediumBot", "RandomBot", "make_bot"]
+__all__ = ["BOTS", "Bot", "EasyBot", "ExpertBot", "GreedyBot", "HardBot", "MediumBot", "RandomBot", "make_bot"]

@@ -66,6 +66,7 @@ class Tracker:
     seat: int
     players: int
     colors: int
+    max_draws: int = 3
     seen: int = 0
     """How many moves of the history are processed."""
     rows: dict[int, tuple[int, int]] = field(default_factory=dict)
@@ -75,9 +76,13 @@ class Tracker:
     drew_first: list[int] = field(default_factory=list)
     """Per seat: how many of his turns began with a draw."""
     turns: list[int] = field(default_factory=list)
+    keeps: list[int] = field(default_factory=list)
+    """Per seat: how often he kept a drawn card that fit (ended the turn when he could have drawn again).
+    A player who lays whatever he can never does; a blocker does."""
     _turn_seat: int = -1
     _turn_laid: int = 0
     _turn_drew: bool = False
+    _turn_draws: int = 0
 
     def reset(self, pile: int) -> None:
         """Forget everything: a new game with ``pile`` cards on the pile."""
@@ -87,9 +92,11 @@ class Tracker:
         self.sightings = [{} for _ in range(self.players)]
         self.drew_first = [0] * self.players
         self.turns = [0] * self.players
+        self.keeps = [0] * self.players
         self._turn_seat = -1
         self._turn_laid = 0
         self._turn_drew = False
+        self._turn_draws = 0
 
     def update(self, view: SeatView) -> None:
         """Take in the moves of ``view`` not seen yet."""
@@ -105,18 +112,21 @@ class Tracker:
         seat_text, action, *_ = text.split()
         seat = int(seat_text)
         if seat != self._turn_seat:
-            self._turn_seat, self._turn_laid, self._turn_drew = seat, 0, False
+            self._turn_seat, self._turn_laid, self._turn_drew, self._turn_draws = seat, 0, False, 0
             self.turns[seat] += 1
         if action == "draw":
             if not self._turn_laid and not self._turn_drew and seat != self.seat:
                 self._sight(seat)
                 self.drew_first[seat] += 1
             self._turn_drew = True
+            self._turn_draws += 1
             self._weaken(seat)
             self.pile -= 1
         elif action == "pass":
             if self._turn_laid and seat != self.seat:
                 self._sight(seat)
+            elif self._turn_draws and self._turn_draws < self.max_draws and self.pile > 0:
+                self.keeps[seat] += 1  # he could have drawn again, so the drawn card fit: he kept it
         else:
             color_order = "RYGB".index(action[0])
             number = int(action[1:])

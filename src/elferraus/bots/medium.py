@@ -111,7 +111,7 @@ class MediumBot(Bot):
 
     def start_game(self, seat: int, players: int, rules: Rules) -> None:
         """Forget the last game's sightings."""
-        self._tracker = Tracker(seat=seat, players=players, colors=len(rules.colors))
+        self._tracker = Tracker(seat=seat, players=players, colors=len(rules.colors), max_draws=rules.max_draws)
 
     def choose(self, view: SeatView) -> Move:
         """Pick a move from ``view.legal`` by the blocking heuristic."""
@@ -120,7 +120,9 @@ class MediumBot(Bot):
             return legal[0]
         tracker = self._tracker
         if tracker is None or tracker.seat != view.seat or tracker.players != view.players:
-            tracker = self._tracker = Tracker(seat=view.seat, players=view.players, colors=len(view.rules.colors))
+            tracker = self._tracker = Tracker(
+                seat=view.seat, players=view.players, colors=len(view.rules.colors), max_draws=view.rules.max_draws
+            )
         k = Knowledge.of(view, tracker)
         lays = [move for move in legal if move.card is not None]
         if not lays:

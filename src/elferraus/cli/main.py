@@ -37,7 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     play = commands.add_parser("play", help="play against computer players in the terminal")
     play.add_argument("--players", type=_players, default=4, help="players at the table, 2-6 (default 4)")
     play.add_argument("--rules", choices=sorted(PRESETS), default="classic", help="rules preset (default classic)")
-    play.add_argument("--bots", default="greedy", help="computer level, or one per computer seat, comma-separated")
+    play.add_argument("--bots", default="medium", help="computer level, or one per computer seat, comma-separated")
     play.add_argument("--rounds", type=_positive, default=1, help="rounds of a match with penalty points (default 1)")
     play.add_argument("--seed", type=int, default=None, help="seed of the deal (default: a new one each time)")
     play.add_argument("--lang", choices=["en", "de"], default=None, help="language (default: the system locale)")

@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""How strong the computer players are: the figures of the strength table.
+
+Each figure is an arena run (``elferraus arena``) on duplicate deals: every
+deal is played once per seat rotation, so each player holds each hand once.
+The win share is per seat, with a 95 % confidence interval that takes the
+deal as the unit (the rotations of one deal are not independent). Decision
+times are measured on the machine running it, one worker per core.
+
+    python benchmarks/strength.py --deals 2000 --jobs 2 --json strength.json
+    python benchmarks/strength.py --only medium-greedy --deals 200
+
+It prints a Markdown table for the README.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from dataclasses import dataclass
+
+from elferraus.arena.runner import ArenaConfig, run_arena, summarize
+from elferraus.rules import Rules
+
+
+@dataclass(frozen=True)
+class Figure:
+    key: str
+    title: str
+    hero: str
+    specs: tuple[str, ...]
+    rules: str
+    target: float
+    """The win share the issue asks for (per seat, 0-1)."""
+
+
+FIGURES = (
+    Figure(
+        "expert-greedy", "expert vs three greedy", "expert", ("expert", "greedy", "greedy", "greedy"), "classic", 0.97
+    ),
+    Figure(
+        "medium-greedy", "medium vs three greedy", "medium", ("medium", "greedy", "greedy", "greedy"), "classic", 0.80
+    ),
+    Figure(
+        "expert-medium", "expert vs three medium", "expert", ("expert", "medium", "medium", "medium"), "classic", 0.60
+    ),
+    Figure("expert-greedy-2p", "two players: expert vs greedy", "expert", ("expert", "greedy"), "classic", 0.98),
+    Figure(
+        "expert-greedy-ravensburger",
+        "ravensburger rules: expert vs three greedy",
+        "expert",
+        ("expert", "greedy", "greedy", "greedy"),
+        "ravensburger",
+        0.75,
+    ),
+    Figure("hard-greedy", "hard vs three greedy", "hard", ("hard", "greedy", "greedy", "greedy"), "classic", 0.0),
+)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--deals", type=int, default=2000)
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--only", default=",".join(f.key for f in FIGURES))
+    parser.add_argument("--json", metavar="OUT")
+    args = parser.parse_args(argv)
+    chosen = [f for f in FIGURES if f.key in args.only.split(",")]
+    rows = []
+    report = []
+    for figure in chosen:
+        config = ArenaConfig(specs=figure.specs, deals=args.deals, seed=args.seed, rules=Rules.preset(figure.rules))
+        print(f"running {figure.key} ({args.deals} deals x {len(figure.specs)} rotations) ...", file=sys.stderr)
+        started = time.perf_counter()
+        summary = summarize(config, run_arena(config, jobs=args.jobs))
+        hero = summary.kinds[figure.hero]
+        share, low, high = hero.win_share()
+        median, p95, worst = hero.latency()
+        target = f"{100 * figure.target:.1f} %" if figure.target else "-"
+        rows.append(
+            f"| {figure.title} | {args.deals:,} | {summary.games:,} | **{100 * share:.1f} %** "
+            f"| {100 * low:.1f}-{100 * high:.1f} % | {target} "
+            f"| {1000 * median:.1f} | {1000 * p95:.1f} | {1000 * worst:.0f} |"
+        )
+        report.append(
+            {
+                "figure": figure.key,
+                "deals": args.deals,
+                "games": summary.games,
+                "win_share": share,
+                "ci95": [low, high],
+                "target": figure.target,
+                "latency_s": {"median": median, "p95": p95, "max": worst},
+                "seconds": time.perf_counter() - started,
+                "others": {name: kind.win_share()[0] for name, kind in summary.kinds.items() if name != figure.hero},
+            }
+        )
+        print(rows[-1], file=sys.stderr, flush=True)
+    print("| figure | deals | games | win share | 95 % CI | target | median ms | p95 ms | max ms |")
+    print("|---|--:|--:|--:|--:|--:|--:|--:|--:|")
+    print("\n".join(rows))
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as handle:
+            json.dump({"seed": args.seed, "jobs": args.jobs, "figures": report}, handle, indent=2)
+            handle.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,207 @@
+"""``hard`` and ``expert``: search over the cards they cannot see.
+
+For each decision with a real choice the player samples the hidden cards
+many times (the others' hands and the pile order, consistent with the hand
+sizes, and weighted by what the others have shown: see
+:mod:`elferraus.bots.knowledge`), plays every candidate move out to the end
+on each sample with fast policies (the ``medium`` heuristic for everybody,
+with perfect information inside a playout), and takes the move that won
+most often. All candidates share each sample and its random stream (common
+random numbers), so their difference is measured, not their luck.
+
+It searches in rounds and stops early once one move is clearly best, or
+when its think time is used up; ``expert`` thinks longer than ``hard``.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable
+from typing import Any
+
+from elferraus.bots.base import Bot
+from elferraus.bots.knowledge import Knowledge, Tracker
+from elferraus.bots.medium import MediumBot, can_go_out
+from elferraus.moves import Move
+from elferraus.rules import Rules
+from elferraus.view import SeatView
+
+SearchFunction = Callable[..., tuple[list[tuple[int, int, int]], int]]
+
+POLICY_GREEDY = 1
+POLICY_MEDIUM = 2
+GREEDY_PRIOR = 0.5
+"""How likely an opponent is taken to lay whatever he can, until he is seen keeping a drawn card."""
+
+
+def _search_function() -> SearchFunction:
+    from elferraus.game import BACKEND
+
+    if BACKEND == "c":
+        from elferraus._core import search as compiled
+
+        return compiled
+    from elferraus.rollout import search as reference
+
+    return reference
+
+
+class SearchBot(Bot):
+    """Determinized sampling with playouts; the levels differ in think time."""
+
+    name = "search"
+    think_time = 0.1
+    """Seconds of search per decision, at most (before the last round's overrun)."""
+    round_samples = 32
+    """Samples per round between checks whether one move is clearly best."""
+    max_samples = 4000
+    confidence = 3.0
+    """How many standard errors the best move must lead by to stop early."""
+
+    def __init__(self, seed: int = 0) -> None:
+        super().__init__(seed)
+        self._rng = random.Random(seed)
+        self._tracker: Tracker | None = None
+        self._fallback = MediumBot(seed)
+        self._search = _search_function()
+
+    def start_game(self, seat: int, players: int, rules: Rules) -> None:
+        """Forget the last game."""
+        self._tracker = Tracker(seat=seat, players=players, colors=len(rules.colors), max_draws=rules.max_draws)
+        self._fallback.start_game(seat, players, rules)
+
+    def choose(self, view: SeatView) -> Move:
+        """The move that wins most often over sampled hidden cards."""
+        legal = view.legal
+        if len(legal) == 1:
+            return legal[0]
+        tracker = self._tracker
+        if tracker is None or tracker.seat != view.seat or tracker.players != view.players:
+            tracker = self._tracker = Tracker(
+                seat=view.seat, players=view.players, colors=len(view.rules.colors), max_draws=view.rules.max_draws
+            )
+        knowledge = Knowledge.of(view, tracker)
+        heuristic = self._fallback.choose(view)
+        lays = [move for move in legal if move.card is not None]
+        if lays and can_go_out(knowledge) and (view.laid or not view.draws):
+            return heuristic
+        return self._best_by_search(view, knowledge, heuristic)
+
+    def _best_by_search(self, view: SeatView, knowledge: Knowledge, heuristic: Move) -> Move:
+        candidates = list(view.legal)
+        codes = tuple(move.code for move in candidates)
+        stats = [[0, 0] for _ in candidates]
+        arguments = self._arguments(view, knowledge)
+        deadline = time.perf_counter() + self.think_time
+        samples = 0
+        while samples < self.max_samples:
+            left = deadline - time.perf_counter()
+            if left <= 0:
+                break
+            arguments["policies"] = self._opponent_models(view)
+            results, done = self._search(
+                candidates=codes,
+                samples=self.round_samples,
+                seed=self._rng.getrandbits(64),
+                time_limit=left,
+                **arguments,
+            )
+            samples += done
+            for stat, (wins, playouts, _penalty) in zip(stats, results, strict=True):
+                stat[0] += wins
+                stat[1] += playouts
+            if self._clear_winner(stats):
+                break
+        if samples == 0:
+            return heuristic
+        best = max(
+            range(len(candidates)),
+            key=lambda i: (stats[i][0] / max(stats[i][1], 1), candidates[i] is heuristic),
+        )
+        return candidates[best]
+
+    def _opponent_models(self, view: SeatView) -> tuple[int, ...]:
+        """The playout policy of each seat for one round of samples.
+
+        Itself: the medium heuristic. Each opponent: greedy or medium at random,
+        greedy only while he has never kept a drawn card that fit (which a
+        player who lays whatever he can never does). Over the rounds this is a
+        mixture of the two models, weighted by what the opponent has shown.
+        """
+        keeps = self._tracker.keeps if self._tracker is not None else []
+        policies = []
+        for seat in range(view.players):
+            kept = seat < len(keeps) and keeps[seat] > 0
+            greedy = seat != view.seat and not kept and self._rng.random() < GREEDY_PRIOR
+            policies.append(POLICY_GREEDY if greedy else POLICY_MEDIUM)
+        return tuple(policies)
+
+    def _clear_winner(self, stats: list[list[int]]) -> bool:
+        rates = sorted(((wins / playouts, playouts) for wins, playouts in stats if playouts), reverse=True)
+        if len(rates) < 2:
+            return True
+        (best, n), (second, _) = rates[0], rates[1]
+        if n < 2 * self.round_samples:
+            return False
+        spread = math.sqrt(max(best * (1 - best), 0.01) * 2 / n)
+        return best - second > self.confidence * spread
+
+    @staticmethod
+    def _arguments(view: SeatView, knowledge: Knowledge) -> dict[str, Any]:
+        rules = view.rules
+        weights: list[tuple[float, ...] | None] = []
+        for seat in range(view.players):
+            marks = knowledge.sightings[seat] if seat != view.seat else {}
+            weights.append(tuple(marks.get(card, 1.0) for card in range(80)) if marks else None)
+        last_drawn = -1
+        if view.draws and not view.laid:
+            last_drawn = view.drawn.index if view.drawn is not None else _last_own_draw(view)
+        return {
+            "seat": view.seat,
+            "hand": knowledge.own,
+            "counts": tuple(view.hand_counts),
+            "pile_count": view.pile,
+            "unknown": knowledge.unknown,
+            "weights": tuple(weights),
+            "fit": knowledge.fit,
+            "laid": len(view.laid),
+            "draws": view.draws,
+            "last_drawn": last_drawn,
+            "colors": len(rules.colors),
+            "max_draws": rules.max_draws,
+            "must_play": rules.must_play,
+            "ends_after_draw": rules.after_draw == "end",
+            "policies": (POLICY_MEDIUM,) * view.players,
+        }
+
+
+def _last_own_draw(view: SeatView) -> int:
+    """The card this seat drew last this turn, from its own history (-1 if none)."""
+    from elferraus.cards import Card
+
+    for text in reversed(view.moves):
+        parts = text.split()
+        if parts[0] != str(view.seat):
+            break
+        if parts[1] == "draw" and len(parts) == 3:
+            return Card.parse(parts[2]).index
+    return -1
+
+
+class HardBot(SearchBot):
+    """Searches about a tenth of a second per real decision."""
+
+    name = "hard"
+    think_time = 0.08
+    max_samples = 1500
+
+
+class ExpertBot(SearchBot):
+    """Searches up to about half a second per real decision."""
+
+    name = "expert"
+    think_time = 0.4
+    max_samples = 6000
+    confidence = 3.5
