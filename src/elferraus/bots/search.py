@@ -54,11 +54,13 @@ class SearchBot(Bot):
     name = "search"
     think_time = 0.1
     """Seconds of search per decision, at most (before the last round's overrun)."""
-    round_samples = 32
+    round_samples = 16
     """Samples per round between checks whether one move is clearly best."""
     max_samples = 4000
     confidence = 3.0
     """How many standard errors the best move must lead by to stop early."""
+    indifference = 0.03
+    """A lead in win rate too small to be worth more samples."""
 
     def __init__(self, seed: int = 0) -> None:
         super().__init__(seed)
@@ -92,34 +94,17 @@ class SearchBot(Bot):
     def _best_by_search(self, view: SeatView, knowledge: Knowledge, heuristic: Move) -> Move:
         candidates = list(view.legal)
         codes = tuple(move.code for move in candidates)
-        stats = [[0, 0] for _ in candidates]
+        tally = _PairedTally(len(candidates))
         arguments = self._arguments(view, knowledge)
         deadline = time.perf_counter() + self.think_time
-        samples = 0
-        while samples < self.max_samples:
-            left = deadline - time.perf_counter()
-            if left <= 0:
+        while tally.samples < self.max_samples and time.perf_counter() < deadline:
+            for _ in range(self.round_samples):
+                arguments["policies"] = self._opponent_models(view)
+                results, _done = self._search(candidates=codes, samples=1, seed=self._rng.getrandbits(64), **arguments)
+                tally.add([wins for wins, _playouts, _penalty in results])
+            if tally.samples >= 2 * self.round_samples and tally.settled(self.confidence, self.indifference):
                 break
-            arguments["policies"] = self._opponent_models(view)
-            results, done = self._search(
-                candidates=codes,
-                samples=self.round_samples,
-                seed=self._rng.getrandbits(64),
-                time_limit=left,
-                **arguments,
-            )
-            samples += done
-            for stat, (wins, playouts, _penalty) in zip(stats, results, strict=True):
-                stat[0] += wins
-                stat[1] += playouts
-            if self._clear_winner(stats):
-                break
-        if samples == 0:
-            return heuristic
-        best = max(
-            range(len(candidates)),
-            key=lambda i: (stats[i][0] / max(stats[i][1], 1), candidates[i] is heuristic),
-        )
+        best = max(range(len(candidates)), key=lambda i: (tally.wins[i], candidates[i] is heuristic))
         return candidates[best]
 
     def _opponent_models(self, view: SeatView) -> tuple[int, ...]:
@@ -137,16 +122,6 @@ class SearchBot(Bot):
             greedy = seat != view.seat and not kept and self._rng.random() < GREEDY_PRIOR
             policies.append(POLICY_GREEDY if greedy else POLICY_MEDIUM)
         return tuple(policies)
-
-    def _clear_winner(self, stats: list[list[int]]) -> bool:
-        rates = sorted(((wins / playouts, playouts) for wins, playouts in stats if playouts), reverse=True)
-        if len(rates) < 2:
-            return True
-        (best, n), (second, _) = rates[0], rates[1]
-        if n < 2 * self.round_samples:
-            return False
-        spread = math.sqrt(max(best * (1 - best), 0.01) * 2 / n)
-        return best - second > self.confidence * spread
 
     @staticmethod
     def _arguments(view: SeatView, knowledge: Knowledge) -> dict[str, Any]:
@@ -175,6 +150,50 @@ class SearchBot(Bot):
             "ends_after_draw": rules.after_draw == "end",
             "policies": (POLICY_MEDIUM,) * view.players,
         }
+
+
+class _PairedTally:
+    """Wins of each candidate over the same samples, and their paired differences."""
+
+    def __init__(self, count: int) -> None:
+        self.samples = 0
+        self.wins = [0] * count
+        self._lead = [[0] * count for _ in range(count)]
+        """_lead[i][j]: samples won by i minus samples won by j."""
+        self._split = [[0] * count for _ in range(count)]
+        """_split[i][j]: samples that i and j ended differently."""
+
+    def add(self, outcome: list[int]) -> None:
+        """One sample: 1 for each candidate that won it, else 0."""
+        self.samples += 1
+        for i, won in enumerate(outcome):
+            self.wins[i] += won
+        winners = [i for i, won in enumerate(outcome) if won]
+        if 0 < len(winners) < len(outcome):
+            losers = [i for i, won in enumerate(outcome) if not won]
+            for i in winners:
+                for j in losers:
+                    self._lead[i][j] += 1
+                    self._lead[j][i] -= 1
+                    self._split[i][j] += 1
+                    self._split[j][i] += 1
+
+    def settled(self, confidence: float, indifference: float) -> bool:
+        """True once the leader is clearly better than every other move, or surely
+        ahead by less than ``indifference``. Every candidate was played out on the
+        same samples, so they are compared sample by sample: most samples end the
+        same either way, which makes the paired difference sharp."""
+        n = self.samples
+        leader = max(range(len(self.wins)), key=self.wins.__getitem__)
+        for other in range(len(self.wins)):
+            if other == leader:
+                continue
+            mean = self._lead[leader][other] / n
+            variance = max(self._split[leader][other] / n - mean * mean, 0.25 / n)
+            half = confidence * math.sqrt(variance / n)
+            if mean - half <= 0 and mean + half >= indifference:
+                return False
+        return True
 
 
 def _last_own_draw(view: SeatView) -> int:
