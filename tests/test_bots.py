@@ -180,3 +180,28 @@ def test_search_bot_reads_its_own_last_draw() -> None:
             return
         game.push(bots[game.turn].choose(view))
     pytest.fail("no draw that did not fit in this game")
+
+
+def _tracked(level: str, deals: int) -> list[tuple[int, int]]:
+    """(keeps, holdbacks) that seat 0 saw of seat 1, one per game of ``level`` players."""
+    from elferraus.bots.knowledge import Tracker
+
+    seen = []
+    for deal in range(deals):
+        game = Game.deal(4, 300 + deal)
+        play_out(game, [make_bot(level, seat) for seat in range(4)])
+        tracker = Tracker(seat=0, players=4, colors=4)
+        tracker.reset(game.rules.deck_size - 4 * 15)
+        for text in game.public_moves(0):
+            tracker._apply(text)
+        seen.append((tracker.keeps[1], tracker.holdbacks[1]))
+    return seen
+
+
+def test_a_player_who_lays_whatever_he_can_is_never_seen_holding_back() -> None:
+    assert all(sighting == (0, 0) for sighting in _tracked("greedy", 40))
+
+
+def test_a_blocker_is_seen_holding_back() -> None:
+    seen = _tracked("medium", 40)
+    assert sum(1 for keeps, holdbacks in seen if keeps or holdbacks) >= 30

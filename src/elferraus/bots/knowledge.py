@@ -79,6 +79,12 @@ class Tracker:
     keeps: list[int] = field(default_factory=list)
     """Per seat: how often he kept a drawn card that fit (ended the turn when he could have drawn again).
     A player who lays whatever he can never does; a blocker does."""
+    holdbacks: list[int] = field(default_factory=list)
+    """Per seat: how often he laid a card that already fit when he last ended a turn with
+    pass, without drawing in between: he held it back. Again never seen of a player who
+    lays whatever he can."""
+    _suspect: list[int] = field(default_factory=list)
+    """Per seat: cards that fit at his passes since his last draw."""
     _turn_seat: int = -1
     _turn_laid: int = 0
     _turn_drew: bool = False
@@ -93,6 +99,8 @@ class Tracker:
         self.drew_first = [0] * self.players
         self.turns = [0] * self.players
         self.keeps = [0] * self.players
+        self.holdbacks = [0] * self.players
+        self._suspect = [0] * self.players
         self._turn_seat = -1
         self._turn_laid = 0
         self._turn_drew = False
@@ -120,6 +128,7 @@ class Tracker:
                 self.drew_first[seat] += 1
             self._turn_drew = True
             self._turn_draws += 1
+            self._suspect[seat] = 0  # the drawn card may be any of them
             self._weaken(seat)
             self.pile -= 1
         elif action == "pass":
@@ -127,9 +136,12 @@ class Tracker:
                 self._sight(seat)
             elif self._turn_draws and self._turn_draws < self.max_draws and self.pile > 0:
                 self.keeps[seat] += 1  # he could have drawn again, so the drawn card fit: he kept it
+            self._suspect[seat] |= fit_mask_of_rows(self.rows, self.colors)
         else:
             color_order = "RYGB".index(action[0])
             number = int(action[1:])
+            if self._suspect[seat] >> card_index(color_order, number) & 1:
+                self.holdbacks[seat] += 1
             row = self.rows.get(color_order)
             if row is None:
                 self.rows[color_order] = (number, number)

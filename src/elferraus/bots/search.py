@@ -32,8 +32,8 @@ SearchFunction = Callable[..., tuple[list[tuple[int, int, int]], int]]
 
 POLICY_GREEDY = 1
 POLICY_MEDIUM = 2
-GREEDY_PRIOR = 0.5
-"""How likely an opponent is taken to lay whatever he can, until he is seen keeping a drawn card."""
+GREEDY_PRIOR = 0.85
+"""How likely an opponent is taken to lay whatever he can, until he is seen holding a card back."""
 
 
 def _search_function() -> SearchFunction:
@@ -111,15 +111,16 @@ class SearchBot(Bot):
         """The playout policy of each seat for one round of samples.
 
         Itself: the medium heuristic. Each opponent: greedy or medium at random,
-        greedy only while he has never kept a drawn card that fit (which a
-        player who lays whatever he can never does). Over the rounds this is a
-        mixture of the two models, weighted by what the opponent has shown.
+        greedy only while he has never been seen holding a card back (keeping a
+        drawn card that fit, or laying a card that already fit when he ended an
+        earlier turn): a player who lays whatever he can never does either.
+        Over the samples this mixes the two models by what the opponent showed.
         """
-        keeps = self._tracker.keeps if self._tracker is not None else []
+        tracker = self._tracker
         policies = []
         for seat in range(view.players):
-            kept = seat < len(keeps) and keeps[seat] > 0
-            greedy = seat != view.seat and not kept and self._rng.random() < GREEDY_PRIOR
+            shown = tracker is not None and bool(tracker.keeps[seat] or tracker.holdbacks[seat])
+            greedy = seat != view.seat and not shown and self._rng.random() < GREEDY_PRIOR
             policies.append(POLICY_GREEDY if greedy else POLICY_MEDIUM)
         return tuple(policies)
 
