@@ -219,9 +219,9 @@ class HardBot(SearchBot):
 
 
 class ExpertBot(SearchBot):
-    """Searches up to about half a second per real decision."""
+    """Searches up to about a third of a second per real decision, and demands more certainty."""
 
     name = "expert"
-    think_time = 0.4
-    max_samples = 6000
+    think_time = 0.3
+    max_samples = 4000
     confidence = 3.5
