@@ -50,7 +50,8 @@ def _newly_fitting(index: int) -> int:
     return _BITS[index + 1] if number < NUMBERS else 0
 
 
-_NEWLY_FITTING = tuple(_newly_fitting(index) for index in range(4 * NUMBERS))
+NEWLY_FITTING = tuple(_newly_fitting(index) for index in range(4 * NUMBERS))
+"""Per card index: the bits of the cards that laying it makes fit."""
 
 
 def elevens_mask(colors: int) -> int:
@@ -214,7 +215,7 @@ class PyState:
             bit = _BITS[code]
             fit = self._fit
             self._hands[seat] ^= bit
-            self._fit = (fit ^ bit) | _NEWLY_FITTING[code]
+            self._fit = (fit ^ bit) | NEWLY_FITTING[code]
             counts = self._counts
             left = counts[seat] - 1
             counts[seat] = left
@@ -252,7 +253,7 @@ class PyState:
         code = move.code
         if code >= 0:
             self._hands[seat] |= _BITS[code]
-            self._fit = (self._fit ^ _NEWLY_FITTING[code]) | _BITS[code]
+            self._fit = (self._fit ^ NEWLY_FITTING[code]) | _BITS[code]
             self._counts[seat] += 1
             self._winner = -1
         elif code == DRAW_CODE:

@@ -115,6 +115,7 @@ import operator
 import time
 from collections.abc import Sequence
 
+from elferraus._pystate import NEWLY_FITTING
 from elferraus.cards import ELEVEN, NUMBERS
 from elferraus.moves import DRAW_CODE, PASS_CODE
 from elferraus.rules import DEAL_TABLE
@@ -160,18 +161,6 @@ _CLOSE_COUNT = 3
 _SHORT_HAND = 2  # the mover holds <= 2 cards: weight * 0.6
 
 _NUMBER = tuple(index % NUMBERS + 1 for index in range(DECK))
-
-
-def _newly_fitting(index: int) -> int:
-    number = index % NUMBERS + 1
-    if number == ELEVEN:
-        return (1 << (index - 1)) | (1 << (index + 1))
-    if number < ELEVEN:
-        return 1 << (index - 1) if number > 1 else 0
-    return 1 << (index + 1) if number < NUMBERS else 0
-
-
-_NEWLY_FITTING = tuple(_newly_fitting(index) for index in range(DECK))
 
 
 def _elevens(colors: int) -> int:
@@ -306,7 +295,7 @@ class _Sim:
             bit = 1 << code
             fit = self.fit
             self.hands[seat] ^= bit
-            self.fit = (fit ^ bit) | _NEWLY_FITTING[code]
+            self.fit = (fit ^ bit) | NEWLY_FITTING[code]
             left = self.counts[seat] - 1
             self.counts[seat] = left
             if not left:
@@ -344,7 +333,7 @@ def _can_go_out(own: int, fit: int) -> bool:
     while playable:
         low = playable & -playable
         own ^= low
-        fit = (fit ^ low) | _NEWLY_FITTING[low.bit_length() - 1]
+        fit = (fit ^ low) | NEWLY_FITTING[low.bit_length() - 1]
         playable = own & fit
     return own == 0
 

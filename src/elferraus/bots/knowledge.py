@@ -90,6 +90,14 @@ class Tracker:
     _turn_drew: bool = False
     _turn_draws: int = 0
 
+    @staticmethod
+    def following(view: SeatView, current: Tracker | None) -> Tracker:
+        """``current`` if it follows this view's seat and table, else a new tracker for it."""
+        if current is not None and current.seat == view.seat and current.players == view.players:
+            return current
+        rules = view.rules
+        return Tracker(seat=view.seat, players=view.players, colors=len(rules.colors), max_draws=rules.max_draws)
+
     def reset(self, pile: int) -> None:
         """Forget everything: a new game with ``pile`` cards on the pile."""
         self.seen = 0

@@ -18,6 +18,7 @@ and draws rather than open a door that costs more than a draw.
 
 from __future__ import annotations
 
+from elferraus._pystate import NEWLY_FITTING
 from elferraus.bots.base import Bot
 from elferraus.bots.knowledge import Knowledge, Tracker, card_index
 from elferraus.cards import ELEVEN, NUMBERS
@@ -87,17 +88,8 @@ def can_go_out(k: Knowledge) -> bool:
         index = low.bit_length() - 1
         own ^= low
         fit ^= low
-        fit |= _opened_by(index)
+        fit |= NEWLY_FITTING[index]
     return own == 0
-
-
-def _opened_by(index: int) -> int:
-    number = index % NUMBERS + 1
-    if number == ELEVEN:
-        return (1 << (index - 1)) | (1 << (index + 1))
-    if number < ELEVEN:
-        return 1 << (index - 1) if number > 1 else 0
-    return 1 << (index + 1) if number < NUMBERS else 0
 
 
 class MediumBot(Bot):
@@ -111,18 +103,14 @@ class MediumBot(Bot):
 
     def start_game(self, seat: int, players: int, rules: Rules) -> None:
         """Forget the last game's sightings."""
-        self._tracker = Tracker(seat=seat, players=players, colors=len(rules.colors), max_draws=rules.max_draws)
+        self._tracker = None  # a new game: the next view starts a new tracker
 
     def choose(self, view: SeatView) -> Move:
         """Pick a move from ``view.legal`` by the blocking heuristic."""
         legal = view.legal
         if len(legal) == 1:
             return legal[0]
-        tracker = self._tracker
-        if tracker is None or tracker.seat != view.seat or tracker.players != view.players:
-            tracker = self._tracker = Tracker(
-                seat=view.seat, players=view.players, colors=len(view.rules.colors), max_draws=view.rules.max_draws
-            )
+        tracker = self._tracker = Tracker.following(view, self._tracker)
         k = Knowledge.of(view, tracker)
         lays = [move for move in legal if move.card is not None]
         if not lays:

@@ -71,7 +71,7 @@ class SearchBot(Bot):
 
     def start_game(self, seat: int, players: int, rules: Rules) -> None:
         """Forget the last game."""
-        self._tracker = Tracker(seat=seat, players=players, colors=len(rules.colors), max_draws=rules.max_draws)
+        self._tracker = None  # a new game: the next view starts a new tracker
         self._fallback.start_game(seat, players, rules)
 
     def choose(self, view: SeatView) -> Move:
@@ -79,11 +79,7 @@ class SearchBot(Bot):
         legal = view.legal
         if len(legal) == 1:
             return legal[0]
-        tracker = self._tracker
-        if tracker is None or tracker.seat != view.seat or tracker.players != view.players:
-            tracker = self._tracker = Tracker(
-                seat=view.seat, players=view.players, colors=len(view.rules.colors), max_draws=view.rules.max_draws
-            )
+        tracker = self._tracker = Tracker.following(view, self._tracker)
         knowledge = Knowledge.of(view, tracker)
         heuristic = self._fallback.choose(view)
         lays = [move for move in legal if move.card is not None]
