@@ -31,6 +31,7 @@ from elferraus._pystate import PyState
 from elferraus.bots import medium
 from elferraus.cards import ELEVEN, NUMBERS
 from elferraus.moves import DRAW, DRAW_CODE, LAYS, PASS, PASS_CODE, Move
+from elferraus.rollout import simulation as rollout_simulation
 
 try:
     from elferraus import _core
@@ -358,7 +359,7 @@ def test_empty_candidates(implementation: str) -> None:
 
 def test_action_cap_raises(monkeypatch: pytest.MonkeyPatch) -> None:
     args = _search_cases("classic", 2)[-1]
-    monkeypatch.setattr(rollout, "MAX_ACTIONS", 2)
+    monkeypatch.setattr(rollout_simulation, "MAX_ACTIONS", 2)
     with pytest.raises(RuntimeError, match="did not end within 2 actions"):
         rollout.search(**args)
 
@@ -507,13 +508,13 @@ def test_medium_scores_match_the_bot() -> None:
             own = full["hands"][seat]
             others = sum(full["hands"]) - own
             k = _PerfectKnowledge(own, others, full["fit"], full["colors"])
-            assert rollout._can_go_out(own, full["fit"]) == medium.can_go_out(k)  # type: ignore[arg-type]
+            assert rollout_simulation._can_go_out(own, full["fit"]) == medium.can_go_out(k)  # type: ignore[arg-type]
             for weight in (100, 160, 60, 96):
                 for code in args["candidates"]:
                     if code < 0:
                         continue
                     expected = medium.lay_score(k, code, weight / 100)  # type: ignore[arg-type]
-                    assert rollout._lay_score(own, others, code, weight) == round(expected * 100)
+                    assert rollout_simulation._lay_score(own, others, code, weight) == round(expected * 100)
                     checked += 1
     assert checked > 500
 

@@ -12,7 +12,7 @@
  * elferraus.moves (LAYS, DRAW, PASS), fetched once at import.
  *
  * Rollouts (search, sample_deals, playout, random_playouts; the section
- * "Rollouts" below) are the C twin of elferraus/rollout.py, with the same
+ * "Rollouts" below) are the C twin of the package elferraus/rollout/, with the same
  * rules engine on a plain struct and bit-identical results
  * (tests/test_rollout.py).
  */
@@ -1380,7 +1380,7 @@ static PyObject *core_mask_of(PyObject *Py_UNUSED(module), PyObject *arg) {
 /* Rollouts: determinized playouts for search                             */
 /*                                                                        */
 /* search, sample_deals, playout and random_playouts, with exactly the    */
-/* results of elferraus/rollout.py (the reference; its docstring fixes    */
+/* results of the package elferraus/rollout/ (the reference; its docstring fixes    */
 /* the order in which random numbers are drawn). A playout runs on a      */
 /* plain struct (sim_t) with CoreState's rules (sim_legal mirrors         */
 /* compute_legal, sim_push mirrors CoreState_push), without Python        */
@@ -1392,7 +1392,7 @@ static PyObject *core_mask_of(PyObject *Py_UNUSED(module), PyObject *arg) {
 #define POLICY_MEDIUM 2
 #define MIN_SEATS 2
 
-/* medium's constants, in hundredths (see rollout.py) */
+/* medium's constants, in hundredths (see elferraus/rollout/) */
 #define SCORE_BASE 100
 #define SCORE_FREE 50
 #define SCORE_UNLOCK 2000
@@ -1793,7 +1793,7 @@ static void hidden_prepare(hidden_t *h) {
     }
 }
 
-/* One determinization (steps 1-3 of rollout.py's order) into g's other hands and pile. */
+/* One determinization (steps 1-3 of the order in elferraus/rollout/) into g's other hands and pile. */
 static void deal_hidden(const hidden_t *h, splitmix_t *rng, sim_t *g) {
     int8_t cards[DECK];
     int n = h->n_cards, nd = h->nd, slots = nd + 1, subsets = 1 << slots;
@@ -1901,7 +1901,7 @@ static void deal_hidden(const hidden_t *h, splitmix_t *rng, sim_t *g) {
     g->pile_pos = 0;
 }
 
-/* ---- arguments (the same checks and messages as rollout.py) ----------- */
+/* ---- arguments (the same checks and messages as elferraus/rollout/) ----------- */
 
 /* An int argument (anything with __index__), clamped to the long long range. */
 static int ll_arg(PyObject *value, const char *name, long long *out) {

@@ -1,0 +1,317 @@
+"""Playouts in pure Python: the random numbers, the rules engine and the playout policies.
+
+See :mod:`elferraus.rollout` for what they do and in which order they draw.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from elferraus._pystate import NEWLY_FITTING
+from elferraus.cards import ELEVEN, NUMBERS
+from elferraus.moves import DRAW_CODE, PASS_CODE
+
+POLICY_RANDOM = 0
+POLICY_GREEDY = 1
+POLICY_MEDIUM = 2
+POLICIES = (POLICY_RANDOM, POLICY_GREEDY, POLICY_MEDIUM)
+
+MAX_ACTIONS = 10_000
+"""Actions after which a playout is abandoned with RuntimeError (a game always ends long before)."""
+
+DECK = 80
+MIN_SEATS = 2
+MAX_SEATS = 6
+MAX_TURN_COUNT = 80  # bound on laid and draws, as in PyState._load_position
+MASK64 = (1 << 64) - 1
+_GOLDEN = 0x9E3779B97F4A7C15
+_MIX1 = 0xBF58476D1CE4E5B9
+_MIX2 = 0x94D049BB133111EB
+_TO_UNIT = 2.0**-53
+
+# Medium's constants, in hundredths (see the module docstring).
+_BASE = 100
+_FREE_BONUS = 50
+_UNLOCK = 2000
+_KEEP_DRAWN = -40
+_WEIGHT_NORMAL = 100
+_WEIGHT_CLOSE = 160  # some other seat holds <= 3 cards
+_CLOSE_COUNT = 3
+_SHORT_HAND = 2  # the mover holds <= 2 cards: weight * 0.6
+
+_NUMBER = tuple(index % NUMBERS + 1 for index in range(DECK))
+
+
+def elevens_of(colors: int) -> int:
+    return sum(1 << (c * NUMBERS + ELEVEN - 1) for c in range(colors))
+
+
+def indices_of(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+class SplitMix64:
+    """The SplitMix64 generator (Steele, Lea, Flood 2014), as in ``_core.c``."""
+
+    __slots__ = ("state",)
+
+    def __init__(self, seed: int) -> None:
+        self.state = seed & MASK64
+
+    def next(self) -> int:
+        """The next 64-bit output."""
+        z = self.state = (self.state + _GOLDEN) & MASK64
+        z = ((z ^ (z >> 30)) * _MIX1) & MASK64
+        z = ((z ^ (z >> 27)) * _MIX2) & MASK64
+        return z ^ (z >> 31)
+
+    def below(self, n: int) -> int:
+        """A random integer in ``[0, n)``: ``(next() * n) >> 64``."""
+        return (self.next() * n) >> 64
+
+    def random(self) -> float:
+        """A random float in ``[0, 1)``: ``(next() >> 11) * 2**-53``."""
+        return (self.next() >> 11) * _TO_UNIT
+
+
+def shuffle(items: list[int], rng: SplitMix64) -> None:
+    for i in range(len(items) - 1, 0, -1):
+        j = rng.below(i + 1)
+        items[i], items[j] = items[j], items[i]
+
+
+# ---------------------------------------------------------------------------
+# The rules engine of a playout (PyState's semantics, no undo, no caching)
+
+
+class Simulation:
+    __slots__ = (
+        "counts",
+        "draws",
+        "elevens",
+        "ends_after_draw",
+        "fit",
+        "hands",
+        "laid",
+        "last_drawn",
+        "max_draws",
+        "must_play",
+        "pile",
+        "pile_pos",
+        "players",
+        "to_move",
+        "winner",
+    )
+
+    hands: list[int]
+    counts: list[int]
+    pile: Sequence[int]
+    players: int
+    fit: int
+    elevens: int
+    pile_pos: int
+    to_move: int
+    laid: int
+    draws: int
+    last_drawn: int
+    winner: int
+    max_draws: int
+    must_play: bool
+    ends_after_draw: bool
+
+    def copy(self) -> Simulation:
+        other = Simulation.__new__(Simulation)
+        other.hands = self.hands.copy()
+        other.counts = self.counts.copy()
+        other.pile = self.pile
+        other.players = self.players
+        other.fit = self.fit
+        other.elevens = self.elevens
+        other.pile_pos = self.pile_pos
+        other.to_move = self.to_move
+        other.laid = self.laid
+        other.draws = self.draws
+        other.last_drawn = self.last_drawn
+        other.winner = self.winner
+        other.max_draws = self.max_draws
+        other.must_play = self.must_play
+        other.ends_after_draw = self.ends_after_draw
+        return other
+
+    def legal(self) -> list[int]:
+        """The legal move codes, in PyState's order (see the module docstring for the opening)."""
+        if self.winner >= 0:
+            return []
+        hand = self.hands[self.to_move]
+        if self.laid:
+            return [*indices_of(hand & self.fit), PASS_CODE]
+        if self.draws:
+            last = self.last_drawn
+            if self.fit >> last & 1:
+                return [last] if self.must_play else [last, PASS_CODE]
+            if self.draws < self.max_draws and self.pile_pos < len(self.pile):
+                return [DRAW_CODE]
+            return [PASS_CODE]
+        if self.fit == self.elevens:
+            own = hand & self.elevens
+            return [(own & -own).bit_length() - 1] if own else []
+        fitting = hand & self.fit
+        if self.pile_pos == len(self.pile) or (fitting and self.must_play):
+            return indices_of(fitting) or [PASS_CODE]
+        if not fitting:
+            return [DRAW_CODE]
+        return [*indices_of(fitting), DRAW_CODE]
+
+    def push(self, code: int) -> None:
+        """Make the legal move ``code`` (not checked)."""
+        seat = self.to_move
+        if code >= 0:
+            bit = 1 << code
+            fit = self.fit
+            self.hands[seat] ^= bit
+            self.fit = (fit ^ bit) | NEWLY_FITTING[code]
+            left = self.counts[seat] - 1
+            self.counts[seat] = left
+            if not left:
+                self.winner = seat
+                self.laid += 1
+            elif fit == self.elevens or (self.draws and not self.laid and self.ends_after_draw):
+                self.to_move = (seat + 1) % self.players
+                self.draws = 0
+                self.last_drawn = -1
+            else:
+                self.laid += 1
+        elif code == DRAW_CODE:
+            card = self.pile[self.pile_pos]
+            self.pile_pos += 1
+            self.hands[seat] |= 1 << card
+            self.counts[seat] += 1
+            self.draws += 1
+            self.last_drawn = card
+        else:
+            self.to_move = (seat + 1) % self.players
+            self.laid = self.draws = 0
+            self.last_drawn = -1
+
+    def penalty(self, seat: int) -> int:
+        return sum(_NUMBER[index] for index in indices_of(self.hands[seat]))
+
+
+# ---------------------------------------------------------------------------
+# Policies
+
+
+def _can_go_out(own: int, fit: int) -> bool:
+    """True if every card of ``own`` can be laid one after another from ``fit``."""
+    playable = own & fit
+    while playable:
+        low = playable & -playable
+        own ^= low
+        fit = (fit ^ low) | NEWLY_FITTING[low.bit_length() - 1]
+        playable = own & fit
+    return own == 0
+
+
+def _walk(own: int, others: int, color: int, start: int, step: int) -> tuple[int, int, bool]:
+    """(released, unlocked, free) of the row of ``color`` from number ``start`` outward."""
+    base = color * NUMBERS - 1
+    if not 1 <= start <= NUMBERS or own >> (base + start) & 1:
+        return 0, 0, True
+    released = 0
+    number = start
+    while 1 <= number <= NUMBERS:
+        index = base + number
+        if own >> index & 1:
+            run = 0
+            while 1 <= number <= NUMBERS and own >> (base + number) & 1:
+                run += 1
+                number += step
+            return released, run, False
+        if not others >> index & 1:
+            break
+        released += 1
+        number += step
+    return released, 0, False
+
+
+def _lay_score(own: int, others: int, code: int, weight: int) -> int:
+    """Medium's score of laying ``code``, in hundredths."""
+    color, rest = divmod(code, NUMBERS)
+    number = rest + 1
+    if number == ELEVEN:
+        down = _walk(own, others, color, ELEVEN - 1, -1)
+        up = _walk(own, others, color, ELEVEN + 1, 1)
+        released = down[0] + up[0]
+        unlocked = down[1] + up[1]
+        free = down[2] and up[2]
+    else:
+        step = -1 if number < ELEVEN else 1
+        released, unlocked, free = _walk(own, others, color, number + step, step)
+    return _BASE + (_FREE_BONUS if free else 0) - weight * released + _UNLOCK * unlocked
+
+
+def _medium(sim: Simulation, legal: list[int]) -> int:
+    if len(legal) == 1:
+        return legal[0]
+    seat = sim.to_move
+    own = sim.hands[seat]
+    after_draw = bool(sim.draws) and not sim.laid
+    last = legal[-1]
+    has_lay = legal[0] >= 0
+    if not has_lay:
+        return DRAW_CODE if DRAW_CODE in legal else PASS_CODE
+    if not after_draw and _can_go_out(own, sim.fit):
+        return legal[0]
+    others = 0
+    fewest = DECK + 1
+    for other in range(sim.players):
+        if other != seat:
+            others |= sim.hands[other]
+            fewest = min(fewest, sim.counts[other])
+    weight = _WEIGHT_CLOSE if fewest <= _CLOSE_COUNT else _WEIGHT_NORMAL
+    if sim.counts[seat] <= _SHORT_HAND:
+        weight = weight * 60 // 100
+    best = -1
+    best_score = 0
+    for code in legal:
+        if code < 0:
+            break
+        score = _lay_score(own, others, code, weight)
+        if best < 0 or score > best_score:
+            best, best_score = code, score
+    if last == PASS_CODE:
+        threshold = _KEEP_DRAWN if after_draw else 0
+        return best if best_score > threshold else PASS_CODE
+    if last == DRAW_CODE:
+        return best if best_score > 0 else DRAW_CODE
+    return best
+
+
+def run_playout(sim: Simulation, policies: Sequence[int], rng: SplitMix64, moves: list[int] | None = None) -> int:
+    """Play ``sim`` to the end; returns the number of actions (appends them to ``moves``)."""
+    actions = 0
+    while sim.winner < 0:
+        legal = sim.legal()
+        if not legal:  # only at an opening without an 11 in the mover's hand
+            raise RuntimeError("the player to move has no legal move (an opening without an 11 in his hand)")
+        policy = policies[sim.to_move]
+        if len(legal) == 1:
+            code = legal[0]
+        elif policy == POLICY_RANDOM:
+            code = legal[rng.below(len(legal))]
+        elif policy == POLICY_GREEDY:
+            code = legal[0]
+        else:
+            code = _medium(sim, legal)
+        sim.push(code)
+        if moves is not None:
+            moves.append(code)
+        actions += 1
+        if actions >= MAX_ACTIONS and sim.winner < 0:
+            raise RuntimeError(f"a playout did not end within {MAX_ACTIONS} actions")
+    return actions
