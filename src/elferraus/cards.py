@@ -8,7 +8,7 @@ one ``Card`` object per card, so identity comparison is safe and fast.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from elferraus.errors import NotationError
@@ -118,6 +118,39 @@ def _split_run(token: str) -> list[Card]:
         cards.append(Card.parse(upper[position:end]))
         position = end
     return cards
+
+
+def mask_of(cards: Iterable[Card]) -> int:
+    """The bitmask of ``cards`` (bit ``card.index`` set for each).
+
+    >>> mask_of([Card.parse("R1"), Card.parse("R3")])
+    5
+    """
+    mask = 0
+    for card in cards:
+        mask |= 1 << card.index
+    return mask
+
+
+def fit_mask_of_rows(rows: Mapping[int, tuple[int, int]], colors: int) -> int:
+    """The cards that fit, from open rows given as colour order (0-3) -> (low, high).
+
+    >>> [str(c) for c in CARDS if fit_mask_of_rows({0: (9, 11)}, 2) >> c.index & 1]
+    ['R8', 'R12', 'Y11']
+    """
+    fit = 0
+    for c in range(colors):
+        base = c * NUMBERS
+        row = rows.get(c)
+        if row is None:
+            fit |= 1 << (base + ELEVEN - 1)
+            continue
+        low, high = row
+        if low > 1:
+            fit |= 1 << (base + low - 2)
+        if high < NUMBERS:
+            fit |= 1 << (base + high)
+    return fit
 
 
 def format_cards(cards: Iterable[Card]) -> str:

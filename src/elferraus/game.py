@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from elferraus._pystate import PyState, elevens_mask
-from elferraus.cards import CARDS, ELEVEN, NUMBERS, Card, Color, format_cards
+from elferraus.cards import CARDS, ELEVEN, NUMBERS, Card, Color, format_cards, mask_of
 from elferraus.deal import shuffled_deal
 from elferraus.errors import IllegalMoveError, NotationError
 from elferraus.explain import explain_illegal
@@ -60,13 +60,6 @@ def cards_of(mask: int) -> list[Card]:
     return cards
 
 
-def _mask_of(cards: Iterable[Card]) -> int:
-    mask = 0
-    for card in cards:
-        mask |= 1 << card.index
-    return mask
-
-
 class Game(_Core):
     """A game of Elfer raus! in progress: the deal, the moves so far, the table.
 
@@ -101,7 +94,7 @@ class Game(_Core):
         hand_lists = [list(hand) for hand in hands]
         pile_list = list(pile)
         _check_deal(hand_lists, pile_list, rules)
-        self._start(rules, [_mask_of(hand) for hand in hand_lists], tuple(card.index for card in pile_list))
+        self._start(rules, [mask_of(hand) for hand in hand_lists], tuple(card.index for card in pile_list))
         self.metadata: dict[str, Any] = dict(metadata or {})
 
     def _start(self, rules: Rules, hands: list[int], pile: tuple[int, ...], *, keep_deal: bool = True) -> None:
@@ -356,7 +349,7 @@ class Game(_Core):
         data = parse_position(text)
         game = cls.__new__(cls)
         pile = tuple(card.index for card in data.pile)
-        game._start(data.rules, [_mask_of(hand) for hand in data.hands], pile, keep_deal=False)
+        game._start(data.rules, [mask_of(hand) for hand in data.hands], pile, keep_deal=False)
         game.metadata = {}
         game._base_laid = tuple(card.index for card in data.laid)
         last = data.last_drawn.index if data.last_drawn is not None else -1
@@ -431,5 +424,5 @@ def _check_deal(hands: list[list[Card]], pile: list[Card], rules: Rules) -> None
         missing = [str(c) for c in CARDS[: rules.deck_size] if c not in seen]
         raise NotationError(f"cards missing from the deal: {' '.join(missing)}")
     elevens = elevens_mask(len(rules.colors))
-    if not any(_mask_of(hand) & elevens for hand in hands):
+    if not any(mask_of(hand) & elevens for hand in hands):
         raise NotationError("no 11 was dealt: such a deal is thrown in and dealt again")

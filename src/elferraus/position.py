@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from elferraus.cards import CARDS, ELEVEN, NUMBERS, Card, Color, format_cards, parse_cards
+from elferraus.cards import CARDS, ELEVEN, NUMBERS, Card, Color, fit_mask_of_rows, format_cards, parse_cards
 from elferraus.errors import NotationError
 from elferraus.rules import DEAL_TABLE, Rules
 
@@ -134,18 +134,7 @@ def parse_position(text: str) -> PositionData:
         raise NotationError(f"the opening {laid[0]} ends the starter's turn: it cannot be laid in a turn that goes on")
     if not rows:
         _check_opening(hands, turn, laid, draws, rules)
-    fit = 0
-    for c, letter in enumerate(rules.colors):
-        base = c * NUMBERS
-        row = rows.get(Color(letter))
-        if row is None:
-            fit |= 1 << (base + ELEVEN - 1)
-            continue
-        low, high = row
-        if low > 1:
-            fit |= 1 << (base + low - 2)
-        if high < NUMBERS:
-            fit |= 1 << (base + high)
+    fit = fit_mask_of_rows({color.order: row for color, row in rows.items()}, len(rules.colors))
     return PositionData(rules, rows, hands, pile, turn, laid, draws, last_drawn, fit)
 
 

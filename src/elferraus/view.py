@@ -46,6 +46,16 @@ class SeatView:
     """This seat's legal moves (empty unless it is to move)."""
     winner: int | None
 
+    def own_last_draw(self) -> Card | None:
+        """The card this seat drew last in the current turn (from its history), or None."""
+        for text in reversed(self.moves):
+            seat, action, *card = text.split()
+            if int(seat) != self.seat:
+                return None
+            if action == "draw" and card:
+                return Card.parse(card[0])
+        return None
+
     @property
     def is_my_turn(self) -> bool:
         """True when this seat is to move and the game is not over."""

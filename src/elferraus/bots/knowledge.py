@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from elferraus.cards import ELEVEN, NUMBERS
+from elferraus.cards import ELEVEN, NUMBERS, fit_mask_of_rows, mask_of
 from elferraus.view import SeatView
 
 SIGHTING_WEIGHT = 0.15
@@ -25,30 +25,6 @@ SIGHTING_WEIGHT = 0.15
 def card_index(color_order: int, number: int) -> int:
     """The index of a card from its colour's place in ``RYGB`` and its number."""
     return color_order * NUMBERS + number - 1
-
-
-def mask_of_cards(cards: object) -> int:
-    """Bitmask of an iterable of :class:`~elferraus.Card`."""
-    mask = 0
-    for card in cards:  # type: ignore[attr-defined]
-        mask |= 1 << card.index
-    return mask
-
-
-def fit_mask_of_rows(rows: dict[int, tuple[int, int]], colors: int) -> int:
-    """Cards that fit, from rows given as colour order -> (low, high)."""
-    fit = 0
-    for c in range(colors):
-        row = rows.get(c)
-        if row is None:
-            fit |= 1 << card_index(c, ELEVEN)
-            continue
-        low, high = row
-        if low > 1:
-            fit |= 1 << card_index(c, low - 1)
-        if high < NUMBERS:
-            fit |= 1 << card_index(c, high + 1)
-    return fit
 
 
 def table_mask_of_rows(rows: dict[int, tuple[int, int]]) -> int:
@@ -197,7 +173,7 @@ class Knowledge:
         """Everything the view says, plus the tracker's sightings."""
         colors = len(view.rules.colors)
         rows = {"RYGB".index(color.value): row for color, row in view.rows.items()}
-        own = mask_of_cards(view.hand)
+        own = mask_of(view.hand)
         table = table_mask_of_rows(rows)
         deck = (1 << (colors * NUMBERS)) - 1
         opponents = tuple(seat for seat in range(view.players) if seat != view.seat)

@@ -110,8 +110,14 @@ class MediumBot(Bot):
         legal = view.legal
         if len(legal) == 1:
             return legal[0]
-        tracker = self._tracker = Tracker.following(view, self._tracker)
-        k = Knowledge.of(view, tracker)
+        self._tracker = Tracker.following(view, self._tracker)
+        return self.decide(view, Knowledge.of(view, self._tracker))
+
+    def decide(self, view: SeatView, k: Knowledge) -> Move:
+        """The heuristic's move, from knowledge already gathered (so a caller that has it need not again)."""
+        legal = view.legal
+        if len(legal) == 1:
+            return legal[0]
         lays = [move for move in legal if move.card is not None]
         if not lays:
             return DRAW if DRAW in legal else PASS

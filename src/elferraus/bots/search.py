@@ -66,13 +66,13 @@ class SearchBot(Bot):
         super().__init__(seed)
         self._rng = random.Random(seed)
         self._tracker: Tracker | None = None
-        self._fallback = MediumBot(seed)
+        self._heuristic = MediumBot(seed)
+        """Its tie-break and going-out moves; it decides on this bot's own knowledge."""
         self._search = _search_function()
 
     def start_game(self, seat: int, players: int, rules: Rules) -> None:
         """Forget the last game."""
         self._tracker = None  # a new game: the next view starts a new tracker
-        self._fallback.start_game(seat, players, rules)
 
     def choose(self, view: SeatView) -> Move:
         """The move that wins most often over sampled hidden cards."""
@@ -81,7 +81,7 @@ class SearchBot(Bot):
             return legal[0]
         tracker = self._tracker = Tracker.following(view, self._tracker)
         knowledge = Knowledge.of(view, tracker)
-        heuristic = self._fallback.choose(view)
+        heuristic = self._heuristic.decide(view, knowledge)
         lays = [move for move in legal if move.card is not None]
         if lays and can_go_out(knowledge) and (view.laid or not view.draws):
             return heuristic
@@ -129,7 +129,8 @@ class SearchBot(Bot):
             weights.append(tuple(marks.get(card, 1.0) for card in range(80)) if marks else None)
         last_drawn = -1
         if view.draws and not view.laid:
-            last_drawn = view.drawn.index if view.drawn is not None else _last_own_draw(view)
+            drawn = view.drawn or view.own_last_draw()
+            last_drawn = drawn.index if drawn is not None else -1
         return {
             "seat": view.seat,
             "hand": knowledge.own,
@@ -191,19 +192,6 @@ class _PairedTally:
             if mean - half <= 0 and mean + half >= indifference:
                 return False
         return True
-
-
-def _last_own_draw(view: SeatView) -> int:
-    """The card this seat drew last this turn, from its own history (-1 if none)."""
-    from elferraus.cards import Card
-
-    for text in reversed(view.moves):
-        parts = text.split()
-        if parts[0] != str(view.seat):
-            break
-        if parts[1] == "draw" and len(parts) == 3:
-            return Card.parse(parts[2]).index
-    return -1
 
 
 class HardBot(SearchBot):

@@ -45,7 +45,7 @@ def status_line(view: SeatView, lang: Lang) -> str:
     if view.laid:
         return tr("status_laid", lang)
     if view.draws:
-        last = _last_own_draw(view)
+        last = view.own_last_draw()
         if drawn is not None:
             return tr("status_drawn_fits" if PASS in legal else "status_drawn_fits_must", lang, drawn=drawn)
         if DRAW in legal:
@@ -56,14 +56,6 @@ def status_line(view: SeatView, lang: Lang) -> str:
     if not lays:
         return tr("status_fresh_nolay", lang)
     return tr("status_fresh" if DRAW in legal else "status_fresh_must", lang)
-
-
-def _last_own_draw(view: SeatView) -> str:
-    for text in reversed(view.moves):
-        parts = text.split()
-        if parts[0] == str(view.seat) and parts[1] == "draw" and len(parts) == 3:
-            return parts[2]
-    return "?"
 
 
 def parse_input(text: str) -> Move | str:
