@@ -13,7 +13,7 @@ from elferraus.bots.base import Bot
 from elferraus.bots.baseline import GreedyBot, RandomBot
 from elferraus.bots.easy import EasyBot
 from elferraus.bots.medium import MediumBot
-from elferraus.bots.search import ExpertBot, HardBot
+from elferraus.bots.search import Advice, ExpertBot, HardBot
 
 BOTS: dict[str, Callable[[int], Bot]] = {
     "random": RandomBot,
@@ -39,4 +39,15 @@ def make_bot(name: str, seed: int = 0) -> Bot:
     return factory(seed)
 
 
-__all__ = ["BOTS", "Bot", "EasyBot", "ExpertBot", "GreedyBot", "HardBot", "MediumBot", "RandomBot", "make_bot"]
+__all__ = [
+    "BOTS",
+    "Advice",
+    "Bot",
+    "EasyBot",
+    "ExpertBot",
+    "GreedyBot",
+    "HardBot",
+    "MediumBot",
+    "RandomBot",
+    "make_bot",
+]

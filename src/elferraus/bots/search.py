@@ -19,7 +19,8 @@ import math
 import random
 import time
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from elferraus.bots.base import Bot
 from elferraus.bots.knowledge import Knowledge, Tracker
@@ -46,6 +47,21 @@ def _search_function() -> SearchFunction:
     from elferraus.rollout import search as reference
 
     return reference
+
+
+@dataclass(frozen=True)
+class Advice:
+    """A search player's choice and its grounds.
+
+    ``reason`` is ``"only"`` (the one legal move), ``"go_out"`` (the hand can be
+    emptied this turn) or ``"search"``; for a search, ``rates`` holds each
+    candidate's share of won playouts, best first, over ``samples`` samples.
+    """
+
+    move: Move
+    reason: Literal["only", "go_out", "search"]
+    rates: tuple[tuple[Move, float], ...] = ()
+    samples: int = 0
 
 
 class SearchBot(Bot):
@@ -76,18 +92,22 @@ class SearchBot(Bot):
 
     def choose(self, view: SeatView) -> Move:
         """The move that wins most often over sampled hidden cards."""
+        return self.advise(view).move
+
+    def advise(self, view: SeatView) -> Advice:
+        """The move this player would make, and why (the win rate of every candidate it searched)."""
         legal = view.legal
         if len(legal) == 1:
-            return legal[0]
+            return Advice(legal[0], "only")
         tracker = self._tracker = Tracker.following(view, self._tracker)
         knowledge = Knowledge.of(view, tracker)
         heuristic = self._heuristic.decide(view, knowledge)
         lays = [move for move in legal if move.card is not None]
         if lays and can_go_out(knowledge) and (view.laid or not view.draws):
-            return heuristic
+            return Advice(heuristic, "go_out")
         return self._best_by_search(view, knowledge, heuristic)
 
-    def _best_by_search(self, view: SeatView, knowledge: Knowledge, heuristic: Move) -> Move:
+    def _best_by_search(self, view: SeatView, knowledge: Knowledge, heuristic: Move) -> Advice:
         candidates = list(view.legal)
         codes = tuple(move.code for move in candidates)
         tally = _PairedTally(len(candidates))
@@ -100,8 +120,9 @@ class SearchBot(Bot):
                 tally.add([wins for wins, _playouts, _penalty in results])
             if tally.samples >= 2 * self.round_samples and tally.settled(self.confidence, self.indifference):
                 break
-        best = max(range(len(candidates)), key=lambda i: (tally.wins[i], candidates[i] is heuristic))
-        return candidates[best]
+        order = sorted(range(len(candidates)), key=lambda i: (tally.wins[i], candidates[i] is heuristic), reverse=True)
+        rates = tuple((candidates[i], tally.wins[i] / tally.samples) for i in order)
+        return Advice(candidates[order[0]], "search", rates, tally.samples)
 
     def _opponent_models(self, view: SeatView) -> tuple[int, ...]:
         """The playout policy of each seat for one round of samples.

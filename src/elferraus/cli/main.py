@@ -34,7 +34,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"elferraus {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    play = commands.add_parser("play", help="play against computer players in the terminal")
+    play = commands.add_parser(
+        "play",
+        help="play in the terminal, against computer players or with friends at one screen",
+        description="Opens the terminal game (a new-game screen, then the table). With --plain, or when not run "
+        "in a terminal, it plays at a plain prompt instead: one person against computers.",
+    )
     play.add_argument("--players", type=_players, default=4, help="players at the table, 2-6 (default 4)")
     play.add_argument("--rules", choices=sorted(PRESETS), default="classic", help="rules preset (default classic)")
     play.add_argument("--bots", default="medium", help="computer level, or one per computer seat, comma-separated")
@@ -42,7 +47,11 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--seed", type=int, default=None, help="seed of the deal (default: a new one each time)")
     play.add_argument("--lang", choices=["en", "de"], default=None, help="language (default: the system locale)")
     play.add_argument("--save", metavar="FILE", default=None, help="append the game record(s) to FILE")
-    play.add_argument("--delay", type=float, default=0.0, help="seconds between computer moves (default 0)")
+    play.add_argument(
+        "--delay", type=float, default=None, help="seconds a computer move takes (default 0.6; 0 at --plain)"
+    )
+    play.add_argument("--resume", metavar="FILE", default=None, help="continue the last game saved in FILE")
+    play.add_argument("--plain", action="store_true", help="a plain prompt instead of the full-screen game")
 
     simulate = commands.add_parser("simulate", help="play many games between computer players")
     simulate.add_argument("--players", type=_players, default=4)
@@ -118,6 +127,10 @@ def _dispatch(argv: Sequence[str] | None) -> int:
 
         return serve_level(args.level, args.seed)
     if args.command == "play":
+        if not args.plain and sys.stdin.isatty() and sys.stdout.isatty():
+            from elferraus.tui import run_tui
+
+            return run_tui(args, parser)
         from elferraus.cli.play import run_play
 
         return run_play(args, parser)

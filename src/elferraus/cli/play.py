@@ -202,6 +202,8 @@ class PromptGame:
 def run_play(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Play a game or a match against computers."""
     lang = detect_language(args.lang)
+    if args.resume is not None:
+        parser.error("--resume needs the full-screen game (run it in a terminal, without --plain)")
     levels = [name.strip() for name in args.bots.split(",")]
     computers = args.players - 1
     if any(level not in BOTS for level in levels) or len(levels) not in (1, computers):
@@ -212,7 +214,7 @@ def run_play(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     names = [tr("seat_you", lang)] + [tr("seat_bot", lang, seat=s, level=levels[s - 1]) for s in range(1, args.players)]
     bots = {seat: make_bot(levels[seat - 1], seed + seat) for seat in range(1, args.players)}
     match = Match(players=args.players, rules=Rules.preset(args.rules), rounds=args.rounds, seed=seed)
-    prompt = PromptGame(names, bots, lang, delay=args.delay)
+    prompt = PromptGame(names, bots, lang, delay=args.delay or 0.0)
     try:
         while not match.is_over():
             game = match.new_round()

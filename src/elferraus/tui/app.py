@@ -1,0 +1,180 @@
+"""The terminal game: new-game screen, table, end of round, saving and resuming."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+from textual.app import App
+from textual.binding import Binding, BindingType
+
+from elferraus.i18n import Lang, tr
+from elferraus.session import Seat, Table, TableSetup
+from elferraus.tui.dialogs import HelpScreen, QuitChoice, QuitScreen
+from elferraus.tui.result_screen import ResultChoice, ResultScreen
+from elferraus.tui.setup_screen import SetupChoices, SetupScreen
+from elferraus.tui.table_screen import TableScreen
+
+
+class ElferRausApp(App[None]):
+    """Elfer raus! in the terminal.
+
+    Args:
+        choices: what the new-game screen starts with.
+        lang: the language to speak.
+        table: a table to resume (skips the new-game screen).
+        finished: records of the match's rounds already played (when resuming).
+        save_path: where "save" writes; by default a new file in the current directory.
+        seed: the first deal's seed (default: a new one each time).
+        start: go straight to the table with ``choices`` instead of showing the new-game screen.
+    """
+
+    TITLE = "Elfer raus!"
+    ENABLE_COMMAND_PALETTE = False
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+c", "quit_game", "quit", show=False, priority=True)]
+
+    def __init__(
+        self,
+        choices: SetupChoices | None = None,
+        *,
+        lang: Lang = "en",
+        table: Table | None = None,
+        finished: Sequence[dict[str, Any]] = (),
+        save_path: str | None = None,
+        seed: int | None = None,
+        start: bool = False,
+    ) -> None:
+        super().__init__()
+        self.choices = choices or SetupChoices()
+        self.lang: Lang = lang
+        self.pace = self.choices.pace
+        self._table = table
+        self.finished: list[dict[str, Any]] = list(finished)
+        self.save_path = save_path
+        self._seed = seed
+        self._start = start
+
+    @property
+    def table(self) -> Table:
+        """The table being played."""
+        assert self._table is not None, "no table yet"
+        return self._table
+
+    def on_mount(self) -> None:
+        if self._table is not None:
+            self.push_screen(TableScreen())
+        elif self._start:
+            self.start_table(self.choices)
+        else:
+            self.push_screen(SetupScreen(self.choices))
+
+    # -- starting -------------------------------------------------------------
+
+    def start_table(self, choices: SetupChoices) -> None:
+        """Seat a new table from the new-game choices and show it."""
+        self.choices = choices
+        self.pace = choices.pace
+        seed = self._seed if self._seed is not None else random.SystemRandom().randrange(2**62)
+        self._seed = None  # a given seed is for the first deal only; "play again" deals anew
+        seats = tuple(
+            Seat(choices.name(seat, self.lang), None if choices.levels[seat] == "human" else choices.levels[seat])
+            for seat in range(choices.players)
+        )
+        self._table = Table(TableSetup(seats, choices.rules, choices.rounds, seed=seed))
+        self.finished = []
+        self.switch_or_push(TableScreen())
+
+    def switch_or_push(self, screen: TableScreen) -> None:
+        """Show ``screen`` in place of the current one (or on top of the default screen)."""
+        if len(self.screen_stack) > 1:
+            self.switch_screen(screen)
+        else:
+            self.push_screen(screen)
+
+    # -- the end of a round ---------------------------------------------------
+
+    def round_over(self) -> None:
+        """Score the round, save it if a file was given, and show the result."""
+        table = self.table
+        self.finished.append(table.record())
+        table.finish_round()
+        if self.save_path is not None:
+            self.save_game(quiet=True)
+        self.push_screen(ResultScreen(table, self.lang), self._after_result)
+
+    def _after_result(self, choice: ResultChoice | None) -> None:
+        if choice == "next":
+            self.table.next_round()
+            self._table_screen().new_round()
+        elif choice == "again":
+            self.start_table(self.choices)
+        elif choice == "new":
+            self.switch_screen(SetupScreen(self.choices))
+        elif choice == "quit":
+            self.exit()
+
+    def _table_screen(self) -> TableScreen:
+        for screen in reversed(self.screen_stack):
+            if isinstance(screen, TableScreen):
+                return screen
+        raise LookupError("no table on screen")
+
+    # -- saving ---------------------------------------------------------------
+
+    def records(self) -> list[dict[str, Any]]:
+        """The match so far: every finished round's record, then the current game's if it is not over."""
+        records = list(self.finished)
+        if self._table is not None and not self.table.game.is_over():
+            records.append(self.table.record())
+        return records
+
+    def save_game(self, *, quiet: bool = False) -> str | None:
+        """Write the match so far to the save file (replacing it whole); returns the path, or None on failure."""
+        if self.save_path is None:
+            self.save_path = time.strftime("elferraus-%Y%m%d-%H%M%S.jsonl")
+        path = Path(self.save_path)
+        try:
+            text = "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in self.records())
+            directory = path.parent if str(path.parent) else Path()
+            with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=directory, delete=False) as handle:
+                handle.write(text)
+            os.replace(handle.name, path)
+        except OSError as error:
+            self.notify(tr("save_failed", self.lang, path=path, error=error.strerror or error), severity="error")
+            return None
+        if not quiet:
+            self.notify(tr("save_hint", self.lang, path=path), timeout=4)
+        return str(path)
+
+    # -- app-wide keys --------------------------------------------------------
+
+    def action_help(self) -> None:
+        """Show the rules and the keys."""
+        if isinstance(self.screen, HelpScreen):
+            return
+        rules = self.table.game.rules if self._table is not None else None
+        from elferraus.rules import Rules
+
+        self.push_screen(HelpScreen(rules or Rules.preset(self.choices.rules), self.lang))
+
+    def action_quit_game(self) -> None:
+        """Ask before quitting a game under way."""
+        if isinstance(self.screen, QuitScreen):
+            return
+        in_game = self._table is not None and not self.table.game.is_over()
+        if not in_game:
+            self.exit()
+            return
+        self.push_screen(QuitScreen(self.lang, can_save=True), self._after_quit)
+
+    def _after_quit(self, choice: QuitChoice | None) -> None:
+        if choice == "quit":
+            self.exit()
+        elif choice == "save" and self.save_game() is not None:
+            self.exit(message=tr("save_hint", self.lang, path=self.save_path))

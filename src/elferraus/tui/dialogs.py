@@ -1,0 +1,123 @@
+"""Small screens over the table: rules and keys, quitting, handing the device over."""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Button, Static
+
+from elferraus.i18n import Lang, tr
+from elferraus.rules import Rules
+
+QuitChoice = Literal["quit", "save", "cancel"]
+
+
+def help_text(rules: Rules, lang: Lang) -> str:
+    """The rules in short, for these rules, and the keys."""
+    must_play = tr("help_must_play", lang) if rules.must_play else ""
+    return tr("help_rules", lang, max_draws=rules.max_draws, must_play=must_play)
+
+
+class HelpScreen(ModalScreen[None]):
+    """The rules in short and every key."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q,question_mark,enter", "dismiss", "close")]
+    DEFAULT_CSS = """
+    HelpScreen { align: center middle; }
+    HelpScreen #panel { width: 90%; max-width: 100; height: auto; max-height: 95%;
+        border: thick $primary; background: $surface; padding: 0 1; }
+    HelpScreen #panel Static { margin-bottom: 1; }
+    HelpScreen .heading { text-style: bold; color: $text-accent; margin-bottom: 0; }
+    """
+
+    def __init__(self, rules: Rules, lang: Lang) -> None:
+        super().__init__()
+        self.rules = rules
+        self.lang = lang
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="panel"):
+            yield Static(tr("help_title", self.lang), classes="heading")
+            yield Static(help_text(self.rules, self.lang), markup=False)
+            yield Static(tr("help_keys", self.lang), markup=False)
+            yield Button(tr("button_close", self.lang), id="close", compact=True)
+
+    @on(Button.Pressed, "#close")
+    def _close(self) -> None:
+        self.dismiss(None)
+
+
+class QuitScreen(ModalScreen[QuitChoice]):
+    """Quit, save and quit, or carry on."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,n", "choose('cancel')", "cancel"),
+        Binding("y,j", "choose('quit')", "quit"),
+    ]
+    DEFAULT_CSS = """
+    QuitScreen { align: center middle; }
+    QuitScreen #panel { width: auto; max-width: 90%; height: auto; border: thick $warning; background: $surface;
+        padding: 1 2; }
+    QuitScreen #buttons { height: auto; width: auto; margin-top: 1; }
+    QuitScreen Button { margin-right: 2; }
+    """
+
+    def __init__(self, lang: Lang, *, can_save: bool) -> None:
+        super().__init__()
+        self.lang = lang
+        self.can_save = can_save
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="panel"):
+            yield Static(tr("quit_title", self.lang), markup=False)
+            if self.can_save:
+                yield Static(tr("quit_body", self.lang), markup=False)
+            with Horizontal(id="buttons"):
+                yield Button(tr("button_quit", self.lang), id="quit", variant="error", compact=True)
+                if self.can_save:
+                    yield Button(tr("button_save_quit", self.lang), id="save", variant="primary", compact=True)
+                yield Button(tr("button_cancel", self.lang), id="cancel", compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#cancel", Button).focus()
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        choice: QuitChoice = "quit" if event.button.id == "quit" else "save" if event.button.id == "save" else "cancel"
+        self.dismiss(choice)
+
+    def action_choose(self, choice: QuitChoice) -> None:
+        """Answer with a key."""
+        self.dismiss(choice)
+
+
+class HandoffScreen(Screen[None]):
+    """Pass-and-play: covers the whole table until the next person says it is him."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter,space", "dismiss", "show my cards")]
+    DEFAULT_CSS = """
+    HandoffScreen { align: center middle; background: $background; }
+    HandoffScreen #panel { width: auto; max-width: 90%; height: auto; border: thick $accent; padding: 1 2; }
+    HandoffScreen #title { text-style: bold; margin-bottom: 1; }
+    HandoffScreen Button { margin-top: 1; }
+    """
+
+    def __init__(self, name: str, lang: Lang) -> None:
+        super().__init__()
+        self.person = name
+        self.lang = lang
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="panel"):
+            yield Static(tr("handoff_title", self.lang, name=self.person), id="title", markup=False)
+            yield Static(tr("handoff_body", self.lang, name=self.person), markup=False)
+            yield Button(tr("handoff_button", self.lang, name=self.person), id="ready", variant="primary", compact=True)
+
+    @on(Button.Pressed, "#ready")
+    def _ready(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,219 @@
+"""The new-game screen: players, who is a person, computer levels, rules, match, language, pace."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Input, Label, Select, Static
+
+from elferraus.bots import BOTS
+from elferraus.i18n import LANGUAGES, Lang, tr
+from elferraus.rules import PRESETS
+
+if TYPE_CHECKING:
+    from elferraus.tui.app import ElferRausApp
+
+MAX_SEATS = 6
+PERSON = "human"
+LEVELS = (PERSON, "easy", "medium", "hard", "expert", "greedy", "random")
+LENGTHS = (1, 3, 5, 10)
+SETUP_PACES = (0.0, 0.3, 0.6, 1.0, 1.5)
+assert set(LEVELS) - {PERSON} == set(BOTS)
+
+
+def level_label(level: str, lang: Lang) -> str:
+    """A level's name on the new-game screen; the two yardsticks say they are."""
+    name = tr(f"level_{level}", lang)
+    return tr("level_baseline", lang, level=name) if level in ("random", "greedy") else name
+
+
+@dataclass
+class SetupChoices:
+    """What the new-game form holds (kept while the language changes)."""
+
+    players: int = 4
+    rules: str = "classic"
+    rounds: int = 1
+    pace: float = 0.6
+    levels: list[str] = field(default_factory=lambda: [PERSON] + ["medium"] * (MAX_SEATS - 1))
+    names: list[str | None] = field(default_factory=lambda: [None] * MAX_SEATS)
+    """A name the player typed, or None for the default name of the seat."""
+
+    def name(self, seat: int, lang: Lang) -> str:
+        """The seat's name: typed, or "You" for a lone person, "Player N", "Computer N"."""
+        typed = self.names[seat]
+        if typed:
+            return typed
+        if self.levels[seat] != PERSON:
+            return tr("name_computer", lang, n=seat + 1)
+        people = [s for s in range(self.players) if self.levels[s] == PERSON]
+        return tr("seat_you", lang) if people == [seat] else tr("name_player", lang, n=seat + 1)
+
+
+class SetupScreen(Screen[None]):
+    """Choose the table, then start."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+s", "start", "start", priority=True),
+        Binding("f1", "app.help", "rules & keys"),
+        Binding("escape", "app.quit", "quit"),
+    ]
+    DEFAULT_CSS = """
+    SetupScreen { align: center top; }
+    SetupScreen #form { width: 78; height: auto; padding: 0 1; }
+    SetupScreen #heading { text-style: bold; background: $primary-muted; padding: 0 1; margin-bottom: 1; }
+    SetupScreen .line { height: 1; margin-bottom: 1; }
+    SetupScreen .seat { height: 1; }
+    SetupScreen Label { width: 16; padding-right: 1; }
+    SetupScreen .seat Label { width: 9; }
+    SetupScreen Select { width: 1fr; margin-right: 2; }
+    SetupScreen #players { width: 8; }
+    SetupScreen #lang { width: 14; }
+    SetupScreen .seat Input { width: 28; margin-right: 2; }
+    SetupScreen .seat Select { width: 24; }
+    SetupScreen #seats { height: auto; margin-bottom: 1; }
+    SetupScreen #hint { color: $text-muted; height: auto; margin-bottom: 1; }
+    SetupScreen #error { color: $text-error; height: auto; }
+    SetupScreen #buttons { height: 1; }
+    SetupScreen #buttons Button { margin-right: 2; }
+    """
+
+    def __init__(self, choices: SetupChoices) -> None:
+        super().__init__()
+        self.choices = choices
+
+    @property
+    def elf(self) -> ElferRausApp:
+        """The app, typed."""
+        from elferraus.tui.app import ElferRausApp
+
+        assert isinstance(self.app, ElferRausApp)
+        return self.app
+
+    def compose(self) -> ComposeResult:
+        lang, c = self.elf.lang, self.choices
+        with Vertical(id="form"):
+            yield Static(f"{tr('app_title', lang)} · {tr('setup_heading', lang)}", id="heading")
+            with Horizontal(classes="line"):
+                yield Label(tr("setup_players", lang))
+                yield Select(
+                    [(str(n), n) for n in range(2, 7)], value=c.players, id="players", allow_blank=False, compact=True
+                )
+                yield Label(tr("setup_language", lang))
+                yield Select(
+                    [(tr(f"language_{code}", lang), code) for code in LANGUAGES],
+                    value=lang,
+                    id="lang",
+                    allow_blank=False,
+                    compact=True,
+                )
+            with Horizontal(classes="line"):
+                yield Label(tr("setup_rules", lang))
+                yield Select(
+                    [(tr(f"rules_{name}", lang), name) for name in PRESETS],
+                    value=c.rules,
+                    id="rules",
+                    allow_blank=False,
+                    compact=True,
+                )
+            with Horizontal(classes="line"):
+                yield Label(tr("setup_length", lang))
+                yield Select(
+                    [(tr("length_single", lang) if n == 1 else tr("length_rounds", lang, n=n), n) for n in LENGTHS],
+                    value=c.rounds,
+                    id="rounds",
+                    allow_blank=False,
+                    compact=True,
+                )
+            with Horizontal(classes="line"):
+                yield Label(tr("setup_pace", lang))
+                yield Select(
+                    [(tr("pace_option", lang, seconds=p) if p else tr("pace_instant", lang), p) for p in SETUP_PACES],
+                    value=c.pace,
+                    id="pace",
+                    allow_blank=False,
+                    compact=True,
+                )
+            with Vertical(id="seats"):
+                for seat in range(MAX_SEATS):
+                    with Horizontal(classes="seat", id=f"seat-{seat}"):
+                        yield Label(tr("setup_seat", lang, n=seat + 1))
+                        yield Input(
+                            value=c.names[seat] or "",
+                            placeholder=c.name(seat, lang),
+                            id=f"name-{seat}",
+                            max_length=20,
+                            compact=True,
+                        )
+                        yield Select(
+                            [(level_label(level, lang), level) for level in LEVELS],
+                            value=c.levels[seat],
+                            id=f"level-{seat}",
+                            allow_blank=False,
+                            compact=True,
+                        )
+            yield Static(tr("setup_hint", lang), id="hint", markup=False)
+            yield Static("", id="error")
+            with Horizontal(id="buttons"):
+                yield Button(tr("setup_start", lang), id="start", variant="primary", compact=True)
+                yield Button(tr("key_help", lang), id="help", compact=True)
+                yield Button(tr("button_quit", lang), id="quit", compact=True)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._show_seats()
+        self.query_one("#start", Button).focus()
+
+    def _show_seats(self) -> None:
+        for seat in range(MAX_SEATS):
+            self.query_one(f"#seat-{seat}").display = seat < self.choices.players
+        for seat in range(MAX_SEATS):
+            self.query_one(f"#name-{seat}", Input).placeholder = self.choices.name(seat, self.elf.lang)
+
+    @on(Select.Changed)
+    def _changed(self, event: Select.Changed) -> None:
+        select_id, value = event.select.id or "", event.value
+        c = self.choices
+        if select_id == "players" and isinstance(value, int):
+            c.players = value
+        elif select_id == "rules" and isinstance(value, str):
+            c.rules = value
+        elif select_id == "rounds" and isinstance(value, int):
+            c.rounds = value
+        elif select_id == "pace" and isinstance(value, float | int):
+            c.pace = float(value)
+        elif select_id.startswith("level-") and isinstance(value, str):
+            c.levels[int(select_id.removeprefix("level-"))] = value
+        elif select_id == "lang" and value in LANGUAGES and value != self.elf.lang:
+            self.elf.lang = "de" if value == "de" else "en"
+            self.app.switch_screen(SetupScreen(self.choices))
+            return
+        self._show_seats()
+
+    @on(Input.Changed)
+    def _named(self, event: Input.Changed) -> None:
+        seat = int((event.input.id or "name-0").removeprefix("name-"))
+        self.choices.names[seat] = event.value.strip() or None
+
+    @on(Input.Submitted)
+    def _submitted(self) -> None:
+        self.action_start()
+
+    @on(Button.Pressed, "#start")
+    def action_start(self) -> None:
+        """Start the game with these choices."""
+        self.elf.start_table(replace(self.choices, levels=list(self.choices.levels), names=list(self.choices.names)))
+
+    @on(Button.Pressed, "#help")
+    def _help(self) -> None:
+        self.app.action_help()  # type: ignore[attr-defined]
+
+    @on(Button.Pressed, "#quit")
+    def _quit(self) -> None:
+        self.app.exit()

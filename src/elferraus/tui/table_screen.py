@@ -1,0 +1,456 @@
+"""The table: rows, hands, the other players, and the turns being played.
+
+One driver runs the game forward: computer players think in a worker thread
+(so the screen never freezes) and act one step at a time at the chosen pace;
+it stops whenever a person must act. Every change to the game happens in the
+driver or in a key handler while the driver waits, never both at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from typing import TYPE_CHECKING, ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Button, Footer, RichLog, Static
+from textual.worker import get_current_worker
+
+from elferraus.bots import Advice
+from elferraus.cards import Card
+from elferraus.cli.play import status_line
+from elferraus.errors import IllegalMoveError
+from elferraus.i18n import explain, tr
+from elferraus.moves import DRAW, PASS, Move
+from elferraus.tui.dialogs import HandoffScreen
+from elferraus.tui.turns import describe_turn, is_opening, last_turns, log_line
+from elferraus.tui.widgets import HandView, OpponentsView, RowsView, SeatLine
+
+if TYPE_CHECKING:
+    from elferraus.tui.app import ElferRausApp
+
+WIDE = 112
+"""From this many columns on, the move log sits beside the table instead of below it."""
+PACES = (0.0, 0.2, 0.4, 0.6, 1.0, 1.5, 2.5)
+
+
+class TableScreen(Screen[None]):
+    """The game being played."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("left", "cursor(-1)", "←", show=False),
+        Binding("right", "cursor(1)", "→", show=False),
+        Binding("up", "cursor_fitting(-1)", show=False),
+        Binding("down", "cursor_fitting(1)", show=False),
+        Binding("enter,space", "go", "lay", key_display="⏎"),
+        Binding("d,z", "draw", "draw"),
+        Binding("e,b,p", "end_turn", "end turn"),
+        Binding("h", "hint", "hint"),
+        Binding("u", "undo", "undo"),
+        Binding("s", "save", "save", show=False),
+        Binding("plus,equals_sign", "pace(1)", "slower", show=False),
+        Binding("minus", "pace(-1)", "faster", show=False),
+        Binding("question_mark,f1", "app.help", "rules & keys", key_display="?"),
+        Binding("q", "app.quit_game", "quit"),
+    ]
+
+    DEFAULT_CSS = """
+    TableScreen #body { layout: horizontal; height: 1fr; }
+    TableScreen.narrow #body { layout: vertical; }
+    TableScreen #main { width: auto; height: auto; }
+    TableScreen.narrow #main { width: 100%; }
+    TableScreen #title { height: 1; padding: 0 1; background: $primary-muted; color: $text; text-style: bold; }
+    TableScreen #status { height: auto; padding: 0 1; }
+    TableScreen #status.error { color: $text-error; }
+    TableScreen #note { height: auto; padding: 0 1; color: $text-accent; }
+    TableScreen #actions { height: 1; padding: 0 1; }
+    TableScreen #actions Button { margin-right: 1; }
+    TableScreen #log { height: 1fr; min-height: 3; border-left: vkey $primary-muted; padding: 0 1; }
+    TableScreen.narrow #log { border-left: none; border-top: hkey $primary-muted; }
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.viewer = 0
+        """The seat whose cards are shown (the person to move, or the last one who did)."""
+        self.hidden = False
+        """Pass-and-play: the shown hand is covered until the next person takes over."""
+        self.awaiting = False
+        """A person is to move and the driver waits for a key."""
+        self._skip = asyncio.Event()
+        self._undo_requested = False
+        self._logged = 0
+
+    @property
+    def elf(self) -> ElferRausApp:
+        """The app, typed."""
+        from elferraus.tui.app import ElferRausApp
+
+        assert isinstance(self.app, ElferRausApp)
+        return self.app
+
+    def compose(self) -> ComposeResult:
+        lang = self.elf.lang
+        with Horizontal(id="body"):
+            with Vertical(id="main"):
+                yield Static(id="title")
+                yield OpponentsView(id="opponents")
+                yield RowsView(id="rows")
+                yield Static(id="status")
+                yield Static(id="note")
+                yield HandView(id="hand")
+                with Horizontal(id="actions"):
+                    yield Button(f"{tr('button_draw', lang)} ({self._key('d')})", id="draw", compact=True)
+                    yield Button(f"{tr('button_end', lang)} ({self._key('e')})", id="end", compact=True)
+                    yield Button(f"{tr('button_hint', lang)} (h)", id="hint", compact=True)
+                    yield Button(f"{tr('button_undo', lang)} (u)", id="undo", compact=True)
+            yield RichLog(id="log", wrap=True, markup=False, auto_scroll=True)
+        yield Footer()
+
+    def _key(self, english: str) -> str:
+        german = {"d": "z", "e": "b"}
+        return german[english] if self.elf.lang == "de" else english
+
+    def on_mount(self) -> None:
+        self._relabel_bindings()
+        self.set_class(self.app.size.width < WIDE, "narrow")
+        self.new_round()
+
+    def on_resize(self) -> None:
+        self.set_class(self.app.size.width < WIDE, "narrow")
+
+    def _relabel_bindings(self) -> None:
+        lang = self.elf.lang
+        words = {
+            "go": "key_lay",
+            "draw": "key_draw",
+            "end_turn": "key_end",
+            "hint": "key_hint",
+            "undo": "key_undo",
+            "app.help": "key_help",
+            "app.quit_game": "key_quit",
+        }
+        for bindings in self._bindings.key_to_bindings.values():
+            for index, binding in enumerate(bindings):
+                if binding.action in words:
+                    bindings[index] = binding.__class__(
+                        **{**binding.__dict__, "description": tr(words[binding.action], lang)}
+                    )
+
+    # -- the round ------------------------------------------------------------
+
+    def new_round(self) -> None:
+        """Start showing the table's current game from its beginning."""
+        table = self.elf.table
+        people = table.people
+        self.viewer = people[0] if people else 0
+        self.hidden = len(people) > 1
+        self._logged = 0
+        self.query_one("#log", RichLog).clear()
+        self.query_one("#note", Static).update("")
+        self.refresh_table()
+        self.query_one("#hand", HandView).focus()
+        self.drive()
+
+    @work(exclusive=True, group="drive")
+    async def drive(self) -> None:
+        """Play the game forward until a person must act or the game is over."""
+        table = self.elf.table
+        worker = get_current_worker()
+        while not worker.is_cancelled:
+            game = table.game
+            if self._undo_requested:
+                self._undo_requested = False
+                self._take_back()
+            self.refresh_table()
+            if game.is_over():
+                self.awaiting = False
+                self.elf.round_over()
+                return
+            seat = game.turn
+            if table.is_person(seat):
+                self._skip.clear()
+                if self.hidden or self.viewer != seat:
+                    self.hidden = True
+                    self.refresh_table()
+                    await self.app.push_screen_wait(HandoffScreen(table.names[seat], self.elf.lang))
+                    self.viewer, self.hidden = seat, False
+                    continue
+                legal = game.legal_moves()
+                if len(legal) == 1:
+                    await self._pause(max(self.elf.pace, 0.3) if self.elf.pace else 0)
+                    self._note_forced(legal[0])
+                    self._push(legal[0])
+                    continue
+                self.awaiting = True
+                self.refresh_table()
+                self.query_one("#hand", HandView).select_first_fitting()
+                return
+            self.awaiting = False
+            self._set_status(tr("status_thinking", self.elf.lang, name=table.names[seat]) + " …")
+            started = time.perf_counter()
+            move = await asyncio.to_thread(table.computer_move)
+            if worker.is_cancelled:
+                return
+            await self._pause(self.elf.pace - (time.perf_counter() - started))
+            if worker.is_cancelled:
+                return
+            if self._undo_requested:
+                continue
+            self.query_one("#note", Static).update("")
+            self._push(move)
+
+    async def _pause(self, seconds: float) -> None:
+        """Wait ``seconds`` unless the player skips."""
+        if seconds <= 0 or self._skip.is_set():
+            return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._skip.wait(), seconds)
+
+    def _push(self, move: Move) -> None:
+        game = self.elf.table.game
+        game.push(move)
+        self._log_new_moves()
+
+    def _note_forced(self, move: Move) -> None:
+        lang = self.elf.lang
+        if move is PASS:
+            note = tr("auto_pass", lang)
+        elif move is DRAW:
+            note = tr("auto_draw", lang)
+        else:
+            note = tr("auto_open", lang, card=move)
+        self.query_one("#note", Static).update(note)
+
+    def _log_new_moves(self) -> None:
+        table = self.elf.table
+        single = len(table.people) == 1
+        moves = table.game.public_moves(self.viewer)
+        log = self.query_one("#log", RichLog)
+        for text in moves[self._logged :]:
+            log.write(
+                log_line(text, table.names, self.elf.lang, you=self.viewer if single else None, show_draws=single)
+            )
+        self._logged = len(moves)
+
+    # -- what the screen shows ------------------------------------------------
+
+    def refresh_table(self) -> None:
+        """Redraw everything from the game."""
+        app = self.elf
+        table, lang = app.table, app.lang
+        game = table.game
+        view = game.view(self.viewer)
+        self.query_one("#title", Static).update(self._title())
+        turns = last_turns(view.moves, game.players)
+        order = [(self.viewer + step) % game.players for step in range(1, game.players)]
+        lines = [
+            SeatLine(
+                table.names[seat],
+                table.setup.seats[seat].level,
+                view.hand_counts[seat],
+                describe_turn(turns[seat], opening=is_opening(view.moves, seat), lang=lang),
+                seat == game.turn and not game.is_over(),
+            )
+            for seat in order
+        ]
+        self.query_one("#opponents", OpponentsView).show(lines, lang)
+        self.query_one("#rows", RowsView).show(view.rows, game.rules.colors, lang)
+        rows = self.query_one("#rows", RowsView)
+        rows.border_title = f"{tr('pile', lang)} {view.pile}"
+        hand = self.query_one("#hand", HandView)
+        label = f"{table.names[self.viewer]} · {len(view.hand)}: "
+        if self.hidden:
+            hand.hide(tr("hand_hidden", lang), label)
+        else:
+            fitting = [move.card for move in view.legal if move.card is not None] if self.awaiting else []
+            hand.show(view.hand, fitting, label)
+        if self.awaiting and not self.hidden:
+            self._set_status(status_line(view, lang))
+        elif not game.is_over() and not table.is_person(game.turn):
+            self._set_status(tr("status_other", lang, name=table.names[game.turn]))
+        legal = view.legal if self.awaiting and not self.hidden else ()
+        self.query_one("#draw", Button).disabled = DRAW not in legal
+        self.query_one("#end", Button).disabled = PASS not in legal
+        self.query_one("#hint", Button).disabled = not legal
+        self.query_one("#undo", Button).disabled = table.undo_target(self.viewer) is None
+
+    def _title(self) -> str:
+        app = self.elf
+        table, lang = app.table, app.lang
+        number = len(table.match.scores) + 1
+        parts = [tr("app_title", lang)]
+        if table.setup.target is not None:
+            parts.append(tr("round_to", lang, round=number, target=table.setup.target))
+        elif table.setup.rounds > 1:
+            parts.append(tr("round_of", lang, round=number, rounds=table.setup.rounds))
+        parts.append(tr(f"rules_{table.setup.rules}", lang).split(":")[0])
+        return " · ".join(parts)
+
+    def _set_status(self, text: str, *, error: bool = False) -> None:
+        status = self.query_one("#status", Static)
+        status.update(text)
+        status.set_class(error, "error")
+
+    # -- the player's actions -------------------------------------------------
+
+    def play(self, move: Move) -> None:
+        """Make the person's move if it is legal now; else say why not."""
+        game = self.elf.table.game
+        if not self.awaiting or self.hidden:
+            self.app.bell()
+            return
+        try:
+            self._push_checked(move)
+        except IllegalMoveError as error:
+            self.app.bell()
+            self.refresh_table()
+            self._set_status(explain(error.reason, error.details, self.elf.lang), error=True)
+            return
+        self.query_one("#note", Static).update("")
+        self.awaiting = False
+        if game.turn != self.viewer and len(self.elf.table.people) > 1:
+            self.hidden = True
+        self.drive()
+
+    def _push_checked(self, move: Move) -> None:
+        self.elf.table.game.push(move)
+        self._log_new_moves()
+
+    @on(HandView.Picked)
+    def _picked(self, event: HandView.Picked) -> None:
+        self.play(Move.lay(event.card))
+
+    @on(Button.Pressed, "#draw")
+    def _draw_pressed(self) -> None:
+        self.play(DRAW)
+
+    @on(Button.Pressed, "#end")
+    def _end_pressed(self) -> None:
+        self.play(PASS)
+
+    @on(Button.Pressed, "#hint")
+    def _hint_pressed(self) -> None:
+        self.action_hint()
+
+    @on(Button.Pressed, "#undo")
+    def _undo_pressed(self) -> None:
+        self.action_undo()
+
+    def action_cursor(self, step: int) -> None:
+        """Select the card ``step`` places along."""
+        self.query_one("#hand", HandView).move_cursor(step)
+
+    def action_cursor_fitting(self, step: int) -> None:
+        """Select the next card that fits."""
+        self.query_one("#hand", HandView).move_cursor(step, fitting_only=True)
+
+    def action_go(self) -> None:
+        """Lay the selected card; while the computers play, skip ahead to the next person's turn."""
+        if not self.awaiting:
+            self._skip.set()
+            return
+        card = self.query_one("#hand", HandView).selected
+        if card is not None:
+            self.play(Move.lay(card))
+
+    def action_draw(self) -> None:
+        """Draw a card."""
+        self.play(DRAW)
+
+    def action_end_turn(self) -> None:
+        """End the turn."""
+        self.play(PASS)
+
+    def action_pace(self, step: int) -> None:
+        """Computers a step slower (+1) or faster (-1)."""
+        app = self.elf
+        index = min(range(len(PACES)), key=lambda i: abs(PACES[i] - app.pace))
+        app.pace = PACES[max(0, min(len(PACES) - 1, index + step))]
+        self.notify(tr("pace_now", app.lang, seconds=app.pace), timeout=2)
+
+    def action_save(self) -> None:
+        """Save the game to its file."""
+        self.elf.save_game()
+
+    # -- take back ------------------------------------------------------------
+
+    def action_undo(self) -> None:
+        """Take back the person's last turn (against computers only)."""
+        table, lang = self.elf.table, self.elf.lang
+        if len(table.people) != 1:
+            self.notify(tr("undo_people", lang), severity="warning")
+            return
+        if table.undo_target(self.viewer) is None:
+            self.notify(tr("undo_none", lang), severity="warning")
+            return
+        if self.awaiting:
+            self._take_back()
+            self.drive()
+        else:
+            self._undo_requested = True  # the driver takes it back between two computer moves
+            self._skip.set()
+
+    def _take_back(self) -> None:
+        table = self.elf.table
+        if table.undo_target(self.viewer) is None:
+            return
+        taken = table.undo(self.viewer)
+        self._logged = 0
+        self.query_one("#log", RichLog).clear()
+        self._log_new_moves()
+        self.query_one("#note", Static).update(tr("undo_done", self.elf.lang, n=taken))
+
+    # -- hint -----------------------------------------------------------------
+
+    def action_hint(self) -> None:
+        """Ask the expert what to do, and say why in one line."""
+        if not self.awaiting or self.hidden:
+            self.notify(tr("hint_not_now", self.elf.lang), severity="warning")
+            return
+        self.query_one("#note", Static).update(tr("hint_thinking", self.elf.lang))
+        self._hint(self.elf.table.game.move_count)
+
+    @work(exclusive=True, group="hint")
+    async def _hint(self, at_move: int) -> None:
+        advice = await asyncio.to_thread(self.elf.table.hint)
+        if self.elf.table.game.move_count != at_move or not self.awaiting:
+            return
+        if advice.move.card is not None:
+            self.query_one("#hand", HandView).select(advice.move.card)
+        self.query_one("#note", Static).update(self.hint_text(advice))
+
+    def hint_text(self, advice: Advice) -> str:
+        """The advice in one line."""
+        lang = self.elf.lang
+        word = self._move_word(advice.move)
+        if advice.reason == "only":
+            return tr("hint_only", lang, move=word)
+        if advice.reason == "go_out":
+            return tr("hint_go_out", lang, move=word)
+        (_, rate), *others = advice.rates
+        if not others:
+            return tr("hint_search_alone", lang, move=word, rate=round(100 * rate), samples=advice.samples)
+        other, other_rate = others[0]
+        return tr(
+            "hint_search",
+            lang,
+            move=word,
+            rate=round(100 * rate),
+            samples=advice.samples,
+            other=self._move_word(other),
+            other_rate=round(100 * other_rate),
+        )
+
+    def _move_word(self, move: Move) -> str:
+        if move is DRAW:
+            return tr("move_draw", self.elf.lang)
+        if move is PASS:
+            return tr("move_pass", self.elf.lang)
+        card: Card | None = move.card
+        return str(card)

@@ -1,0 +1,305 @@
+"""The pieces of the table: the rows, a hand, the other players.
+
+Every colour shows its letter and symbol as well as its tone, so the game
+reads the same without colour vision and on a 16-colour terminal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from textual import events
+from textual.content import Content
+from textual.message import Message
+from textual.widget import Widget
+
+from elferraus.cards import ELEVEN, NUMBERS, Card, Color
+from elferraus.cli.table import SYMBOLS
+from elferraus.i18n import Lang, tr
+
+TONES: Mapping[str, str] = {"R": "#FF6B5E", "Y": "#FFD75E", "G": "#5FD38D", "B": "#6CA8FF"}
+"""Each colour's tone on a dark background (see DESIGN)."""
+LABEL_WIDTH = 4
+ELEVEN_WIDTH = 5
+
+
+def _width(number: int) -> int:
+    """Cells of one-digit numbers are 3 wide, two-digit ones 4, so a slot (``+12``) never touches a neighbour."""
+    if number == ELEVEN:
+        return ELEVEN_WIDTH
+    return 3 if number < 10 else 4
+
+
+ROW_WIDTH = LABEL_WIDTH + sum(_width(n) for n in range(1, NUMBERS + 1))
+
+
+def _cell_text(number: int, text: str) -> str:
+    return text.rjust(_width(number))
+
+
+def row_content(letter: str, row: tuple[int, int] | None, lang: Lang) -> Content:
+    """One colour's row: letter and symbol, then 1 -> 20 with the 11 in its own column.
+
+    Laid cards show their number in the colour's tone, the two cards that fit
+    next are free slots (``+7``), the rest are dots.
+    """
+    tone = TONES[letter]
+    parts: list[tuple[str, str] | str] = [(f"{letter} {SYMBOLS[letter]} ", f"bold {tone}")]
+    if row is None:
+        parts.append(" " * sum(_width(n) for n in range(1, ELEVEN)))
+        parts.append((_cell_text(ELEVEN, "+11"), tone))
+        parts.append((f" {tr('not_open', lang)}", "italic $text-muted"))
+        return Content.assemble(*parts)
+    low, high = row
+    for number in range(1, NUMBERS + 1):
+        if low <= number <= high:
+            text = f"[{number}]" if number == ELEVEN else str(number)
+            parts.append((_cell_text(number, text), f"bold {tone}"))
+        elif number in (low - 1, high + 1):
+            parts.append((_cell_text(number, f"+{number}"), tone))
+        else:
+            parts.append((_cell_text(number, "·"), "$text-disabled"))
+    return Content.assemble(*parts)
+
+
+def header_content() -> Content:
+    """The numbers 1 -> 20 above the rows, aligned with their cells."""
+    cells = "".join(_cell_text(n, str(n)) for n in range(1, NUMBERS + 1))
+    return Content.assemble((" " * LABEL_WIDTH + cells, "$text-muted"))
+
+
+class RowsView(Widget):
+    """The four (or three) colour rows on the table."""
+
+    DEFAULT_CSS = """
+    RowsView { height: auto; width: auto; padding: 0 1; border: round $primary-muted;
+        border-title-color: $text; border-title-style: bold; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._rows: Mapping[Color, tuple[int, int]] = {}
+        self._colors = "RYGB"
+        self._lang: Lang = "en"
+
+    def show(self, rows: Mapping[Color, tuple[int, int]], colors: str, lang: Lang) -> None:
+        """Draw these rows."""
+        self._rows, self._colors, self._lang = dict(rows), colors, lang
+        self.refresh(layout=True)
+
+    def render(self) -> Content:
+        lines = [header_content()]
+        lines += [row_content(letter, self._rows.get(Color(letter)), self._lang) for letter in self._colors]
+        return Content("\n").join(lines)
+
+    def get_content_width(self, container: object, viewport: object) -> int:
+        return ROW_WIDTH
+
+    def get_content_height(self, container: object, viewport: object, width: int) -> int:
+        return 1 + len(self._colors)
+
+
+def card_style(card: Card, *, fits: bool, selected: bool) -> str:
+    """The look of a card in a hand: tone and boldness by whether it fits, reversed when selected."""
+    tone = TONES[card.color.value]
+    style = f"bold {tone}" if fits else f"dim {tone}"
+    return f"{style} reverse" if selected else style
+
+
+@dataclass(frozen=True)
+class HandCell:
+    """One card's place in the drawn hand: the line and column it starts at."""
+
+    card: Card
+    line: int
+    column: int
+
+
+class HandView(Widget, can_focus=True):
+    """A hand sorted by colour and number; fitting cards marked ``*``; one card selected.
+
+    Click a card, or move with the arrow keys and press Enter, to lay it.
+    """
+
+    DEFAULT_CSS = """
+    HandView { height: auto; min-height: 1; padding: 0 1; }
+    HandView:focus { background: $boost; }
+    """
+
+    class Picked(Message):
+        """The player picked a card (Enter or a click)."""
+
+        def __init__(self, card: Card) -> None:
+            super().__init__()
+            self.card = card
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.cards: tuple[Card, ...] = ()
+        self.fitting: frozenset[Card] = frozenset()
+        self.cursor = 0
+        self.hidden_text: str | None = None
+        self.label = ""
+
+    def show(self, cards: Sequence[Card], fitting: Iterable[Card], label: str) -> None:
+        """Show these cards; keep the selection on the same card if it is still there."""
+        current = self.selected
+        self.cards = tuple(cards)
+        self.fitting = frozenset(fitting)
+        self.hidden_text = None
+        self.label = label
+        if current in self.cards:
+            self.cursor = self.cards.index(current)
+        self.cursor = min(self.cursor, max(len(self.cards) - 1, 0))
+        self.refresh(layout=True)
+
+    def hide(self, text: str, label: str) -> None:
+        """Show no card at all, only ``text`` (pass-and-play between turns)."""
+        self.cards, self.fitting, self.hidden_text, self.label = (), frozenset(), text, label
+        self.refresh(layout=True)
+
+    @property
+    def selected(self) -> Card | None:
+        """The card under the cursor."""
+        return self.cards[self.cursor] if self.cards else None
+
+    def select_first_fitting(self) -> None:
+        """Put the cursor on the first card that fits, unless it already is on one."""
+        if self.selected in self.fitting:
+            return
+        for index, card in enumerate(self.cards):
+            if card in self.fitting:
+                self.cursor = index
+                self.refresh()
+                return
+
+    def move_cursor(self, step: int, *, fitting_only: bool = False) -> None:
+        """Move the selection ``step`` cards along (wrapping), optionally to fitting cards only."""
+        if not self.cards:
+            return
+        index = self.cursor
+        for _ in range(len(self.cards)):
+            index = (index + step) % len(self.cards)
+            if not fitting_only or self.cards[index] in self.fitting:
+                self.cursor = index
+                break
+        self.refresh()
+
+    def select(self, card: Card) -> None:
+        """Put the cursor on ``card`` if it is in the hand."""
+        if card in self.cards:
+            self.cursor = self.cards.index(card)
+            self.refresh()
+
+    def on_click(self, event: events.Click) -> None:
+        """A click on a card picks it."""
+        offset = event.get_content_offset(self)
+        if offset is None or self.hidden_text is not None:
+            return
+        for index, cell in enumerate(self.layout_cells(self.content_size.width)):
+            if cell.line == offset.y and cell.column <= offset.x < cell.column + len(self.card_text(cell.card)):
+                self.cursor = index
+                self.refresh()
+                self.post_message(self.Picked(cell.card))
+                return
+
+    def layout_cells(self, width: int) -> list[HandCell]:
+        """Where each card goes when the hand is wrapped to ``width`` columns."""
+        cells = []
+        line, column = 0, len(self.label)
+        previous: Card | None = None
+        for card in self.cards:
+            gap = 0 if previous is None else 3 if previous.color != card.color else 1
+            size = len(self.card_text(card))
+            if column + gap + size > width and previous is not None:
+                line, column, gap = line + 1, len(self.label), 0
+            column += gap
+            cells.append(HandCell(card, line, column))
+            column += size
+            previous = card
+        return cells
+
+    def card_text(self, card: Card) -> str:
+        """A card as the hand shows it: ``R12``, with ``*`` when it fits."""
+        return f"{card}*" if card in self.fitting else str(card)
+
+    def render(self) -> Content:
+        width = max(self.content_size.width, 20)
+        if self.hidden_text is not None:
+            return Content.assemble((self.label, "bold"), (self.hidden_text, "italic $text-muted"))
+        cells = self.layout_cells(width)
+        lines: list[list[tuple[str, str] | str]] = [[(self.label, "bold")]]
+        ends = [len(self.label)]
+        for index, cell in enumerate(cells):
+            while len(lines) <= cell.line:
+                lines.append([" " * len(self.label)])
+                ends.append(len(self.label))
+            gap = cell.column - ends[cell.line]
+            if gap > 0:
+                lines[cell.line].append(("│".center(gap) if gap == 3 else " " * gap, "$text-disabled"))
+            text = self.card_text(cell.card)
+            look = card_style(cell.card, fits=cell.card in self.fitting, selected=index == self.cursor)
+            lines[cell.line].append((text, look))
+            ends[cell.line] = cell.column + len(text)
+        return Content("\n").join(Content.assemble(*parts) for parts in lines)
+
+    def get_content_height(self, container: object, viewport: object, width: int) -> int:
+        if self.hidden_text is not None or not self.cards:
+            return 1
+        return self.layout_cells(width)[-1].line + 1
+
+    def on_focus(self) -> None:
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self.refresh()
+
+
+@dataclass(frozen=True)
+class SeatLine:
+    """What the table shows of one other player."""
+
+    name: str
+    level: str | None
+    cards: int
+    last: str
+    to_move: bool
+
+
+class OpponentsView(Widget):
+    """The other players in turn order: name, level, card count and last action."""
+
+    DEFAULT_CSS = """
+    OpponentsView { height: auto; padding: 0 1; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._lines: tuple[SeatLine, ...] = ()
+        self._lang: Lang = "en"
+
+    def show(self, lines: Sequence[SeatLine], lang: Lang) -> None:
+        """Show these players."""
+        self._lines, self._lang = tuple(lines), lang
+        self.refresh(layout=True)
+
+    def render(self) -> Content:
+        rows = []
+        for line in self._lines:
+            word = tr("card", self._lang) if line.cards == 1 else tr("cards", self._lang)
+            marker = ("▶ ", "bold $accent") if line.to_move else "  "
+            level = f" ({tr('level_' + line.level, self._lang)})" if line.level else ""
+            rows.append(
+                Content.assemble(
+                    marker,
+                    (line.name, "bold" if line.to_move else ""),
+                    (level, "$text-muted"),
+                    f" · {line.cards} {word}",
+                    (f" · {line.last}" if line.last else "", "$text-muted"),
+                )
+            )
+        return Content("\n").join(rows)
+
+    def get_content_height(self, container: object, viewport: object, width: int) -> int:
+        return max(len(self._lines), 1)
