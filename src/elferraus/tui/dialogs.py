@@ -13,6 +13,7 @@ from textual.widgets import Button, Static
 
 from elferraus.i18n import Lang, tr
 from elferraus.rules import Rules
+from elferraus.tui.keys import localize_bindings
 
 QuitChoice = Literal["quit", "save", "cancel"]
 
@@ -47,6 +48,9 @@ class HelpScreen(ModalScreen[None]):
             yield Static(tr("help_keys", self.lang), markup=False)
             yield Button(tr("button_close", self.lang), id="close", compact=True)
 
+    def on_mount(self) -> None:
+        localize_bindings(self, self.lang, {"dismiss": "key_close"})
+
     @on(Button.Pressed, "#close")
     def _close(self) -> None:
         self.dismiss(None)
@@ -58,6 +62,9 @@ class QuitScreen(ModalScreen[QuitChoice]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,n", "choose('cancel')", "cancel"),
         Binding("y,j", "choose('quit')", "quit"),
+        Binding("s", "choose('save')", "save and quit"),
+        Binding("left", "app.focus_previous", show=False),
+        Binding("right", "app.focus_next", show=False),
     ]
     DEFAULT_CSS = """
     QuitScreen { align: center middle; }
@@ -84,6 +91,8 @@ class QuitScreen(ModalScreen[QuitChoice]):
                 yield Button(tr("button_cancel", self.lang), id="cancel", compact=True)
 
     def on_mount(self) -> None:
+        words = {"choose('cancel')": "key_cancel", "choose('quit')": "key_quit", "choose('save')": "key_save_quit"}
+        localize_bindings(self, self.lang, words)
         self.query_one("#cancel", Button).focus()
 
     @on(Button.Pressed)
@@ -117,6 +126,9 @@ class HandoffScreen(Screen[None]):
             yield Static(tr("handoff_title", self.lang, name=self.person), id="title", markup=False)
             yield Static(tr("handoff_body", self.lang, name=self.person), markup=False)
             yield Button(tr("handoff_button", self.lang, name=self.person), id="ready", variant="primary", compact=True)
+
+    def on_mount(self) -> None:
+        localize_bindings(self, self.lang, {"dismiss": "key_show"})
 
     @on(Button.Pressed, "#ready")
     def _ready(self) -> None:

@@ -14,6 +14,7 @@ from textual.widgets import Button, DataTable, Footer, Static
 from elferraus.cli.table import hand_text
 from elferraus.i18n import Lang, tr
 from elferraus.session import Table
+from elferraus.tui.keys import localize_bindings
 
 ResultChoice = Literal["next", "again", "new", "quit"]
 
@@ -82,6 +83,7 @@ class ResultScreen(Screen[ResultChoice]):
 
     def on_mount(self) -> None:
         table, lang = self.table, self.lang
+        localize_bindings(self, lang, {"save": "key_save", "choose('new')": "key_new", "choose('quit')": "key_quit"})
         scores = self.query_one("#scores", DataTable)
         match = table.match
         several = len(match.scores) > 1 or table.setup.rounds > 1 or table.setup.target is not None

@@ -15,6 +15,7 @@ from textual.widgets import Button, Footer, Input, Label, Select, Static
 from elferraus.bots import BOTS
 from elferraus.i18n import LANGUAGES, Lang, tr
 from elferraus.rules import PRESETS
+from elferraus.tui.keys import localize_bindings
 
 if TYPE_CHECKING:
     from elferraus.tui.app import ElferRausApp
@@ -31,6 +32,16 @@ def level_label(level: str, lang: Lang) -> str:
     """A level's name on the new-game screen; the two yardsticks say they are."""
     name = tr(f"level_{level}", lang)
     return tr("level_baseline", lang, level=name) if level in ("random", "greedy") else name
+
+
+def length_label(rounds: int, lang: Lang) -> str:
+    """ "a single game" or "a match of N rounds"."""
+    return tr("length_single", lang) if rounds == 1 else tr("length_rounds", lang, n=rounds)
+
+
+def pace_label(seconds: float, lang: Lang) -> str:
+    """How long a computer move takes, in words."""
+    return tr("pace_option", lang, seconds=seconds) if seconds else tr("pace_instant", lang)
 
 
 @dataclass
@@ -125,7 +136,7 @@ class SetupScreen(Screen[None]):
             with Horizontal(classes="line"):
                 yield Label(tr("setup_length", lang))
                 yield Select(
-                    [(tr("length_single", lang) if n == 1 else tr("length_rounds", lang, n=n), n) for n in LENGTHS],
+                    [(length_label(n, lang), n) for n in sorted({*LENGTHS, c.rounds})],
                     value=c.rounds,
                     id="rounds",
                     allow_blank=False,
@@ -134,7 +145,7 @@ class SetupScreen(Screen[None]):
             with Horizontal(classes="line"):
                 yield Label(tr("setup_pace", lang))
                 yield Select(
-                    [(tr("pace_option", lang, seconds=p) if p else tr("pace_instant", lang), p) for p in SETUP_PACES],
+                    [(pace_label(p, lang), p) for p in sorted({*SETUP_PACES, c.pace})],
                     value=c.pace,
                     id="pace",
                     allow_blank=False,
@@ -162,11 +173,12 @@ class SetupScreen(Screen[None]):
             yield Static("", id="error")
             with Horizontal(id="buttons"):
                 yield Button(tr("setup_start", lang), id="start", variant="primary", compact=True)
-                yield Button(tr("key_help", lang), id="help", compact=True)
+                yield Button(tr("help_title", lang), id="help", compact=True)
                 yield Button(tr("button_quit", lang), id="quit", compact=True)
         yield Footer()
 
     def on_mount(self) -> None:
+        localize_bindings(self, self.elf.lang, {"start": "key_start", "app.help": "key_help", "app.quit": "key_quit"})
         self._show_seats()
         self.query_one("#start", Button).focus()
 

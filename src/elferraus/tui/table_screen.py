@@ -13,7 +13,7 @@ import contextlib
 import time
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -28,6 +28,7 @@ from elferraus.errors import IllegalMoveError
 from elferraus.i18n import explain, tr
 from elferraus.moves import DRAW, PASS, Move
 from elferraus.tui.dialogs import HandoffScreen
+from elferraus.tui.keys import localize_bindings
 from elferraus.tui.turns import describe_turn, is_opening, last_turns, log_line
 from elferraus.tui.widgets import HandView, OpponentsView, RowsView, SeatLine
 
@@ -62,7 +63,7 @@ class TableScreen(Screen[None]):
     DEFAULT_CSS = """
     TableScreen #body { layout: horizontal; height: 1fr; }
     TableScreen.narrow #body { layout: vertical; }
-    TableScreen #main { width: auto; height: auto; }
+    TableScreen #main { width: 82; height: auto; }
     TableScreen.narrow #main { width: 100%; }
     TableScreen #title { height: 1; padding: 0 1; background: $primary-muted; color: $text; text-style: bold; }
     TableScreen #status { height: auto; padding: 0 1; }
@@ -70,7 +71,7 @@ class TableScreen(Screen[None]):
     TableScreen #note { height: auto; padding: 0 1; color: $text-accent; }
     TableScreen #actions { height: 1; padding: 0 1; }
     TableScreen #actions Button { margin-right: 1; }
-    TableScreen #log { height: 1fr; min-height: 3; border-left: vkey $primary-muted; padding: 0 1; }
+    TableScreen #log { width: 1fr; height: 1fr; min-height: 3; border-left: vkey $primary-muted; padding: 0 1; }
     TableScreen.narrow #log { border-left: none; border-top: hkey $primary-muted; }
     """
 
@@ -121,10 +122,11 @@ class TableScreen(Screen[None]):
         self.set_class(self.app.size.width < WIDE, "narrow")
         self.new_round()
 
-    def on_resize(self) -> None:
-        self.set_class(self.app.size.width < WIDE, "narrow")
+    def on_resize(self, event: events.Resize) -> None:
+        self.set_class(event.size.width < WIDE, "narrow")
 
     def _relabel_bindings(self) -> None:
+        """Footer words in the player's language, showing the German keys (z, b) to German players."""
         lang = self.elf.lang
         words = {
             "go": "key_lay",
@@ -135,12 +137,8 @@ class TableScreen(Screen[None]):
             "app.help": "key_help",
             "app.quit_game": "key_quit",
         }
-        for bindings in self._bindings.key_to_bindings.values():
-            for index, binding in enumerate(bindings):
-                if binding.action in words:
-                    bindings[index] = binding.__class__(
-                        **{**binding.__dict__, "description": tr(words[binding.action], lang)}
-                    )
+        shown = {"d": lang == "en", "z": lang == "de", "e": lang == "en", "b": lang == "de", "p": False}
+        localize_bindings(self, lang, words, shown)
 
     # -- the round ------------------------------------------------------------
 
