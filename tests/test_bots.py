@@ -25,15 +25,13 @@ RULE_SETS = {
 
 
 class QuickHard(HardBot):
-    """The hard player with a fixed, tiny budget: fast and deterministic for tests."""
+    """The hard player with a tiny budget: fast for tests."""
 
-    think_time = 60.0
     max_samples = 16
     round_samples = 8
 
 
 class QuickExpert(ExpertBot):
-    think_time = 60.0
     max_samples = 24
     round_samples = 8
 
@@ -157,13 +155,25 @@ def test_a_bot_holds_no_reference_to_the_game(level: str) -> None:
 
 
 def test_bots_are_reproducible_under_a_seed() -> None:
-    for level in ("random", "easy", "medium"):
+    for level in ("random", "easy", "medium", "hard", "expert"):
         runs = []
         for _ in range(2):
             game = Game.deal(4, 3)
             play_out(game, [quick_bot(level, 5 + seat) for seat in range(4)])
             runs.append(game.record_moves())
         assert runs[0] == runs[1]
+
+
+def test_search_players_at_full_budget_are_reproducible() -> None:
+    """Their budget counts samples, not seconds: the same seed plays the same game, busy machine or not."""
+    runs = []
+    for _ in range(2):
+        game = Game.deal(4, 8)
+        play_out(
+            game, [make_bot(level, 40 + seat) for seat, level in enumerate(("expert", "hard", "greedy", "medium"))]
+        )
+        runs.append(game.record_moves())
+    assert runs[0] == runs[1]
 
 
 def test_search_bot_reads_its_own_last_draw() -> None:

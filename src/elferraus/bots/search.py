@@ -10,14 +10,16 @@ most often. All candidates share each sample and its random stream (common
 random numbers), so their difference is measured, not their luck.
 
 It searches in rounds and stops early once one move is clearly best, or
-when its think time is used up; ``expert`` thinks longer than ``hard``.
+when its budget of samples is used up; ``expert`` has the larger budget and
+demands more certainty than ``hard``. The budget counts samples, not
+seconds, so a seeded player makes the same choices on a busy machine as on
+an idle one (a time limit would make it play differently under load).
 """
 
 from __future__ import annotations
 
 import math
 import random
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -65,11 +67,9 @@ class Advice:
 
 
 class SearchBot(Bot):
-    """Determinized sampling with playouts; the levels differ in think time."""
+    """Determinized sampling with playouts; the levels differ in their budget of samples."""
 
     name = "search"
-    think_time = 0.1
-    """Seconds of search per decision, at most (before the last round's overrun)."""
     round_samples = 16
     """Samples per round between checks whether one move is clearly best."""
     max_samples = 4000
@@ -112,8 +112,7 @@ class SearchBot(Bot):
         codes = tuple(move.code for move in candidates)
         tally = _PairedTally(len(candidates))
         arguments = self._arguments(view, knowledge)
-        deadline = time.perf_counter() + self.think_time
-        while tally.samples < self.max_samples and time.perf_counter() < deadline:
+        while tally.samples < self.max_samples:
             for _ in range(self.round_samples):
                 arguments["policies"] = self._opponent_models(view)
                 results, _done = self._search(candidates=codes, samples=1, seed=self._rng.getrandbits(64), **arguments)
@@ -216,17 +215,15 @@ class _PairedTally:
 
 
 class HardBot(SearchBot):
-    """Searches about a tenth of a second per real decision."""
+    """Up to 1,500 samples per real decision (a few hundredths of a second on a typical core)."""
 
     name = "hard"
-    think_time = 0.08
     max_samples = 1500
 
 
 class ExpertBot(SearchBot):
-    """Searches up to about a third of a second per real decision, and demands more certainty."""
+    """Up to 4,000 samples per real decision, and more certainty before it stops early."""
 
     name = "expert"
-    think_time = 0.3
     max_samples = 4000
     confidence = 3.5
