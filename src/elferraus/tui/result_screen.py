@@ -16,6 +16,9 @@ from elferraus.i18n import Lang, tr
 from elferraus.session import Table
 from elferraus.tui.keys import localize_bindings
 
+MAX_ROUND_COLUMNS = 5
+"""The match table shows the points of this many most recent rounds, then the totals."""
+
 ResultChoice = Literal["next", "again", "new", "quit"]
 
 
@@ -87,14 +90,17 @@ class ResultScreen(Screen[ResultChoice]):
         scores = self.query_one("#scores", DataTable)
         match = table.match
         several = len(match.scores) > 1 or table.setup.rounds > 1 or table.setup.target is not None
-        columns = [tr("result_player", lang), tr("result_points", lang)]
+        shown_rounds = range(max(0, len(match.scores) - MAX_ROUND_COLUMNS), len(match.scores)) if several else range(0)
+        columns = [tr("result_player", lang)]
+        columns += [tr("round_short", lang, round=number + 1) for number in shown_rounds] or [tr("result_points", lang)]
         if several:
             columns.append(tr("result_total", lang))
         columns.append(tr("result_left", lang))
         scores.add_columns(*columns)
         last = match.scores[-1]
         for seat in sorted(range(table.players), key=lambda s: (match.totals[s], last[s])):
-            row: list[str] = [table.names[seat], str(last[seat])]
+            row = [table.names[seat]]
+            row += [str(match.scores[number][seat]) for number in shown_rounds] or [str(last[seat])]
             if several:
                 row.append(str(match.totals[seat]))
             row.append(hand_text(table.game.hand(seat)))

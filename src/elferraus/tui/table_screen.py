@@ -29,7 +29,7 @@ from elferraus.i18n import explain, tr
 from elferraus.moves import DRAW, PASS, Move
 from elferraus.tui.dialogs import HandoffScreen
 from elferraus.tui.keys import localize_bindings
-from elferraus.tui.turns import describe_turn, is_opening, last_turns, log_line
+from elferraus.tui.turns import describe_turn, is_opening, last_lay, last_turns, log_line
 from elferraus.tui.widgets import HandView, OpponentsView, RowsView, SeatLine
 
 if TYPE_CHECKING:
@@ -258,7 +258,7 @@ class TableScreen(Screen[None]):
             for seat in order
         ]
         self.query_one("#opponents", OpponentsView).show(lines, lang)
-        self.query_one("#rows", RowsView).show(view.rows, game.rules.colors, lang)
+        self.query_one("#rows", RowsView).show(view.rows, game.rules.colors, lang, last_lay(view.moves))
         rows = self.query_one("#rows", RowsView)
         rows.border_title = f"{tr('pile', lang)} {view.pile}"
         hand = self.query_one("#hand", HandView)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from elferraus.cards import Card
 from elferraus.cli.replay import describe_move
 from elferraus.i18n import Lang, tr
 
@@ -65,3 +66,12 @@ def is_opening(moves: Sequence[str], seat: int) -> bool:
         and int(moves[0].split()[0]) == seat
         and all(int(text.split()[0]) != seat for text in moves[1:])
     )
+
+
+def last_lay(moves: Sequence[str]) -> Card | None:
+    """The card laid most recently, or None before the opening."""
+    for text in reversed(moves):
+        action = text.split()[1]
+        if action not in ("draw", "pass"):
+            return Card.parse(action)
+    return None

@@ -38,11 +38,12 @@ def _cell_text(number: int, text: str) -> str:
     return text.rjust(_width(number))
 
 
-def row_content(letter: str, row: tuple[int, int] | None, lang: Lang) -> Content:
+def row_content(letter: str, row: tuple[int, int] | None, lang: Lang, last: int | None = None) -> Content:
     """One colour's row: letter and symbol, then 1 -> 20 with the 11 in its own column.
 
-    Laid cards show their number in the colour's tone, the two cards that fit
-    next are free slots (``+7``), the rest are dots.
+    Laid cards show their number in the colour's tone (``last``, the card laid
+    most recently, reversed), the two cards that fit next are free slots
+    (``+7``), the rest are dots.
     """
     tone = TONES[letter]
     parts: list[tuple[str, str] | str] = [(f"{letter} {SYMBOLS[letter]} ", f"bold {tone}")]
@@ -55,7 +56,11 @@ def row_content(letter: str, row: tuple[int, int] | None, lang: Lang) -> Content
     for number in range(1, NUMBERS + 1):
         if low <= number <= high:
             text = f"[{number}]" if number == ELEVEN else str(number)
-            parts.append((_cell_text(number, text), f"bold {tone}"))
+            if number == last:
+                parts.append(" " * (_width(number) - len(text)))
+                parts.append((text, f"bold {tone} reverse"))
+            else:
+                parts.append((_cell_text(number, text), f"bold {tone}"))
         elif number in (low - 1, high + 1):
             parts.append((_cell_text(number, f"+{number}"), tone))
         else:
@@ -82,15 +87,18 @@ class RowsView(Widget):
         self._rows: Mapping[Color, tuple[int, int]] = {}
         self._colors = "RYGB"
         self._lang: Lang = "en"
+        self._last: Card | None = None
 
-    def show(self, rows: Mapping[Color, tuple[int, int]], colors: str, lang: Lang) -> None:
-        """Draw these rows."""
-        self._rows, self._colors, self._lang = dict(rows), colors, lang
+    def show(self, rows: Mapping[Color, tuple[int, int]], colors: str, lang: Lang, last: Card | None = None) -> None:
+        """Draw these rows, with ``last`` (the card laid most recently) marked."""
+        self._rows, self._colors, self._lang, self._last = dict(rows), colors, lang, last
         self.refresh(layout=True)
 
     def render(self) -> Content:
         lines = [header_content()]
-        lines += [row_content(letter, self._rows.get(Color(letter)), self._lang) for letter in self._colors]
+        for letter in self._colors:
+            last = self._last.number if self._last is not None and self._last.color.value == letter else None
+            lines.append(row_content(letter, self._rows.get(Color(letter)), self._lang, last))
         return Content("\n").join(lines)
 
     def get_content_width(self, container: object, viewport: object) -> int:
