@@ -222,6 +222,13 @@ class Table:
             "scores": [list(round_scores) for round_scores in scores],
         }
 
+    @classmethod
+    def resume(cls, setup: TableSetup, match: Match, game: Game) -> Table:
+        """A table in the middle of ``match``, playing ``game`` (whose round ``match`` has not scored yet)."""
+        if game.players != len(setup.seats) or match.players != game.players:
+            raise ValueError("the setup, the match and the game must have the same number of players")
+        return cls(setup, _resume=(match, game))
+
     # -- records --------------------------------------------------------------
 
     def record(self) -> dict[str, Any]:
@@ -258,7 +265,7 @@ class Table:
             raise RecordError(f"the record's match information is broken: {error}") from None
         if match.is_over():
             raise RecordError("the record's match is already over: there is nothing to resume")
-        table = cls(setup, _resume=(match, game))
+        table = cls.resume(setup, match, game)
         if game.is_over():
             table.finish_round()
             if table.match.is_over():

@@ -87,6 +87,16 @@ def build_parser() -> argparse.ArgumentParser:
     arena.add_argument("--json", metavar="FILE", default=None, help="write the statistics as JSON")
     arena.add_argument("--records", metavar="FILE", default=None, help="write every game's record (JSON Lines)")
 
+    serve = commands.add_parser(
+        "serve",
+        help="the web game: play in a browser, alone against computers or with friends by invite link",
+        description="Serves the page, the rooms and their games. Every accepted move is stored in the database "
+        "before anybody is told, so a restarted server carries on every game.",
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    serve.add_argument("--db", metavar="FILE", default="elferraus.sqlite3", help="the SQLite database")
+
     bot = commands.add_parser("bot", help="a built-in computer player speaking elferraus-bot/1 on stdin/stdout")
     bot.add_argument("level", choices=sorted(BOTS))
     bot.add_argument("--seed", type=int, default=0)
@@ -126,6 +136,10 @@ def _dispatch(argv: Sequence[str] | None) -> int:
         from elferraus.protocol import serve_level
 
         return serve_level(args.level, args.seed)
+    if args.command == "serve":
+        from elferraus.server import run_server
+
+        return run_server(args.host, args.port, args.db)
     if args.command == "play":
         if not args.plain and sys.stdin.isatty() and sys.stdout.isatty():
             from elferraus.tui import run_tui

@@ -1,0 +1,209 @@
+"""One WebSocket client: its seat, its language, its frames in and out.
+
+Frames in are checked (size, JSON, type, rate) before they reach the room;
+frames out are one writer's job. A client only ever needs the newest
+``state``, so a slow client skips the ones it could not take in time
+instead of piling them up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import time
+from collections import deque
+from typing import Any
+
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from elferraus.i18n import Lang
+from elferraus.server.rooms import Room, RoomError
+
+MAX_FRAME = 4096
+"""The longest text frame a client may send (bytes)."""
+RATE = 20.0
+"""Frames a second a client may send, on average."""
+BURST = 40.0
+BAD_FRAMES_ALLOWED = 5
+"""Malformed frames after which the connection is closed."""
+FLOOD_LIMIT = 20
+"""Frames refused for rate after which the connection is closed."""
+HELLO_TIMEOUT = 10.0
+POLICY_VIOLATION = 1008
+
+
+class TokenBucket:
+    """``rate`` frames a second with bursts up to ``burst``."""
+
+    def __init__(self, rate: float = RATE, burst: float = BURST) -> None:
+        self.rate = rate
+        self.burst = burst
+        self.tokens = burst
+        self.stamp = time.monotonic()
+
+    def take(self) -> bool:
+        """True if one more frame is allowed now."""
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return True
+        return False
+
+
+class Connection:
+    """A client of one room, from its ``hello`` until it goes."""
+
+    def __init__(self, websocket: WebSocket, room: Room) -> None:
+        self.websocket = websocket
+        self.room = room
+        self.seat: int | None = None
+        self.lang: Lang = "en"
+        self._outbox: deque[str] = deque()
+        self._state_due = False
+        self._wake = asyncio.Event()
+        self._bucket = TokenBucket()
+        self._bad = 0
+        self._refused = 0
+        self._closed = False
+
+    # -- out ------------------------------------------------------------------
+
+    def state_changed(self, room: Room) -> None:
+        """The room changed: send the newest state when the writer gets to it."""
+        self._state_due = True
+        self._wake.set()
+
+    def send(self, message: dict[str, Any]) -> None:
+        """Queue a message (an error, a pong)."""
+        self._outbox.append(json.dumps(message, separators=(",", ":")))
+        self._wake.set()
+
+    def error(self, code: str, message: str) -> None:
+        """Queue an ``error``."""
+        self.send({"type": "error", "code": code, "message": message, "seq": self.room.seq})
+
+    async def _write(self) -> None:
+        while not self._closed:
+            await self._wake.wait()
+            self._wake.clear()
+            while self._outbox:
+                await self.websocket.send_text(self._outbox.popleft())
+            if self._state_due:
+                self._state_due = False
+                await self.websocket.send_text(self.room.state_text(self.seat))
+
+    # -- in -------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Serve this client until it goes or is sent away."""
+        writer = asyncio.get_running_loop().create_task(self._write())
+        try:
+            if await self._hello():
+                self.room.listeners.add(self.state_changed)
+                self.room.connect(self.seat)
+                try:
+                    while not self._closed:
+                        frame = await self._receive()
+                        if frame is not None:
+                            await self._handle(frame)
+                finally:
+                    self.room.listeners.discard(self.state_changed)
+                    self.room.disconnect(self.seat)
+        except WebSocketDisconnect:
+            pass
+        finally:
+            self._closed = True
+            self._wake.set()
+            writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await writer
+
+    async def _hello(self) -> bool:
+        try:
+            frame = await asyncio.wait_for(self._receive(), HELLO_TIMEOUT)
+        except TimeoutError:
+            await self._close_with("bad_frame", "no hello within 10 seconds")
+            return False
+        if frame is None or frame.get("type") != "hello":
+            await self._close_with("bad_frame", "the first message must be hello")
+            return False
+        lang = frame.get("lang")
+        self.lang = "de" if lang == "de" else "en"
+        token = frame.get("token")
+        if token is not None:
+            seat = self.room.seat_of(token) if isinstance(token, str) and len(token) <= 100 else None
+            if seat is None:
+                await self._close_with("bad_token", RoomError("bad_token").message(self.lang))
+                return False
+            self.seat = seat
+        self.state_changed(self.room)
+        return True
+
+    async def _receive(self) -> dict[str, Any] | None:
+        """The next frame as a JSON object, or None if it was refused (and answered)."""
+        message = await self.websocket.receive()
+        if message["type"] == "websocket.disconnect":
+            raise WebSocketDisconnect(message.get("code", 1000))
+        if not self._bucket.take():
+            self._refused += 1
+            if self._refused > FLOOD_LIMIT:
+                await self._close_with("rate_limited", RoomError("rate_limited").message(self.lang))
+            elif self._refused == 1 or self._refused % 10 == 0:
+                self.error("rate_limited", RoomError("rate_limited").message(self.lang))
+            return None
+        text = message.get("text")
+        problem = None
+        if text is None:
+            problem = "bad_frame"
+        elif len(text) > MAX_FRAME:
+            problem = "too_big"
+        else:
+            try:
+                data = json.loads(text)
+            except (json.JSONDecodeError, RecursionError):
+                data = None
+            if isinstance(data, dict):
+                return data
+            problem = "bad_frame"
+        await self._bad_frame(problem)
+        return None
+
+    async def _bad_frame(self, code: str) -> None:
+        self._bad += 1
+        message = RoomError(code).message(self.lang)
+        if self._bad >= BAD_FRAMES_ALLOWED:
+            await self._close_with(code, message)
+        else:
+            self.error(code, message)
+
+    async def _close_with(self, code: str, message: str) -> None:
+        self._closed = True
+        with contextlib.suppress(Exception):
+            await self.websocket.send_text(
+                json.dumps({"type": "error", "code": code, "message": message, "seq": self.room.seq})
+            )
+            await self.websocket.close(POLICY_VIOLATION)
+
+    async def _handle(self, frame: dict[str, Any]) -> None:
+        kind = frame.get("type")
+        room = self.room
+        try:
+            if kind == "ping":
+                self.send({"type": "pong"})
+            elif kind == "move":
+                room.move(self.seat, frame.get("move"), frame.get("seq"))
+            elif kind == "start":
+                room.start(self.seat)
+            elif kind == "next":
+                room.next_round(self.seat)
+            elif kind == "rematch":
+                room.rematch(self.seat)
+            elif kind == "hello":
+                raise RoomError("wrong_status", "web_error_hello_twice")
+            else:
+                raise RoomError("unknown_type")
+        except RoomError as error:
+            self.error(error.code, error.message(self.lang))

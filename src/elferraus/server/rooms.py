@@ -1,0 +1,459 @@
+"""Rooms: who sits where, the match they play, and everything that changes it.
+
+Every change goes through one room's lock, is stored before it is told, and
+raises the room's ``seq``; then each connected client gets a ``state`` built
+from its own seat. Computer players (and computers standing in for absent
+people) think in a worker thread and act at the room's pace.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from elferraus.bots import BOTS, Bot, make_bot
+from elferraus.errors import NotationError
+from elferraus.explain import explain_illegal
+from elferraus.game import Game
+from elferraus.i18n import Lang, explain, tr
+from elferraus.match import Match
+from elferraus.moves import Move
+from elferraus.record import read_record
+from elferraus.rules import PRESETS, Rules
+from elferraus.server.payloads import game_payload, hidden_moves, view_payload
+from elferraus.server.store import RoomRow, SeatRow, Store
+from elferraus.session import Seat, Table, TableSetup
+
+CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+CODE_LENGTH = 6
+LEVELS = ("easy", "medium", "hard", "expert")
+STAND_IN = "medium"
+"""The computer that plays for a person who is away."""
+Status = Literal["waiting", "playing", "round_over", "match_over"]
+
+
+class RoomError(Exception):
+    """A refused request: ``code`` (stable, see docs/web-protocol.md) and a message key with details."""
+
+    def __init__(self, code: str, key: str | None = None, **details: object) -> None:
+        super().__init__(code)
+        self.code = code
+        self.key = key or f"web_error_{code}"
+        self.details = details
+
+    def message(self, lang: Lang) -> str:
+        """The refusal in words."""
+        if self.code == "illegal":
+            reason, details = self.details["reason"], self.details["details"]
+            assert isinstance(reason, str)
+            assert isinstance(details, dict)
+            return explain(reason, details, lang)
+        try:
+            return tr(self.key, lang, **self.details)
+        except KeyError:
+            return self.code
+
+
+def hash_token(token: str) -> str:
+    """What the store keeps of a seat's token."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class RoomSettings:
+    """What the host chose."""
+
+    players: int
+    rules: str = "classic"
+    rounds: int = 1
+    fill: str = "medium"
+    away: float = 60.0
+    pace: float = 0.8
+
+    def __post_init__(self) -> None:
+        if not 2 <= self.players <= 6:
+            raise RoomError("bad_request", "web_error_players")
+        if self.rules not in PRESETS:
+            raise RoomError("bad_request", "web_error_rules")
+        if not 1 <= self.rounds <= 20:
+            raise RoomError("bad_request", "web_error_rounds")
+        if self.fill not in LEVELS:
+            raise RoomError("bad_request", "web_error_level")
+        if not 5 <= self.away <= 3600 or not 0 <= self.pace <= 5:
+            raise RoomError("bad_request", "web_error_timing")
+
+    def to_dict(self) -> dict[str, Any]:
+        """As stored and shown."""
+        return {
+            "players": self.players,
+            "rules": self.rules,
+            "rounds": self.rounds,
+            "fill": self.fill,
+            "away": self.away,
+            "pace": self.pace,
+        }
+
+
+@dataclass
+class SeatState:
+    """One seat of a room."""
+
+    seat: int
+    name: str
+    kind: Literal["person", "computer", "open"]
+    level: str | None = None
+    token_hash: str | None = None
+    online: int = 0
+    """Open connections holding this seat's token."""
+    offline_since: float = field(default_factory=time.monotonic)
+    auto: bool = False
+    """A computer is playing for this absent person."""
+
+    def row(self) -> SeatRow:
+        """As stored."""
+        return SeatRow(self.seat, self.name, self.kind, self.level, self.token_hash)
+
+    def public(self) -> dict[str, Any]:
+        """As every client sees it."""
+        return {
+            "seat": self.seat,
+            "name": self.name,
+            "kind": self.kind,
+            "level": self.level,
+            "online": self.online > 0 if self.kind == "person" else True,
+            "auto": self.auto,
+        }
+
+
+Listener = Callable[["Room"], None]
+
+
+class Room:
+    """A table of people and computers playing a match, and the clients watching it."""
+
+    def __init__(self, code: str, settings: RoomSettings, seats: list[SeatState], store: Store) -> None:
+        self.code = code
+        self.settings = settings
+        self.seats = seats
+        self.store = store
+        self.status: Status = "waiting"
+        self.seq = 0
+        self.table: Table | None = None
+        self.game_id: int | None = None
+        self.lock = asyncio.Lock()
+        self.listeners: set[Listener] = set()
+        """Called after every change (the connections, which then send their ``state``)."""
+        self._wake = asyncio.Event()
+        self._driver: asyncio.Task[None] | None = None
+        self._stand_ins: dict[int, Bot] = {}
+        self._cache: dict[tuple[int, int | None], str] = {}
+        self._public_moves: tuple[int, list[str]] = (-1, [])
+
+    # -- who is who -----------------------------------------------------------
+
+    def seat_of(self, token: str | None) -> int | None:
+        """The seat this token holds, or None."""
+        if not token:
+            return None
+        digest = hash_token(token)
+        for state in self.seats:
+            if state.token_hash is not None and secrets.compare_digest(state.token_hash, digest):
+                return state.seat
+        return None
+
+    def connect(self, seat: int | None) -> None:
+        """A client holding ``seat`` (None: a spectator) came."""
+        if seat is None:
+            return
+        state = self.seats[seat]
+        state.online += 1
+        if state.auto:
+            state.auto = False
+            self._stand_ins.pop(seat, None)
+        self._changed()
+
+    def disconnect(self, seat: int | None) -> None:
+        """A client holding ``seat`` went."""
+        if seat is None:
+            return
+        state = self.seats[seat]
+        state.online = max(0, state.online - 1)
+        if state.online == 0:
+            state.offline_since = time.monotonic()
+        self._changed()
+
+    # -- what clients are told ------------------------------------------------
+
+    def room_payload(self) -> dict[str, Any]:
+        """``ROOM``: what everybody may know about the room."""
+        match = self.table.match if self.table is not None else None
+        scores = [list(row) for row in match.scores] if match is not None else []
+        return {
+            "code": self.code,
+            "status": self.status,
+            **self.settings.to_dict(),
+            "round": len(scores) + (1 if self.status == "playing" else 0),
+            "seats": [state.public() for state in self.seats],
+            "scores": scores,
+            "totals": match.totals if match is not None else [0] * self.settings.players,
+            "host": 0,
+        }
+
+    def state_text(self, seat: int | None) -> str:
+        """The ``state`` message for a client of ``seat`` (None: a spectator), as JSON text."""
+        key = (self.seq, seat)
+        text = self._cache.get(key)
+        if text is None:
+            view = None
+            game = None
+            if self.table is not None:
+                current = self.table.game
+                if self._public_moves[0] != self.seq:
+                    self._public_moves = (self.seq, hidden_moves(current))
+                game = game_payload(current, self.game_id, self._public_moves[1])
+                if seat is not None:
+                    view = view_payload(current.view(seat))
+            message = {"type": "state", "seq": self.seq, "room": self.room_payload(), "view": view, "game": game}
+            text = json.dumps(message, separators=(",", ":"))
+            if len(self._cache) > 64:
+                self._cache.clear()
+            self._cache[key] = text
+        return text
+
+    def _changed(self) -> None:
+        self.seq += 1
+        self._wake.set()
+        for listener in list(self.listeners):
+            listener(self)
+
+    # -- the host's and players' actions --------------------------------------
+
+    def join(self, seat: int, name: str) -> str:
+        """Give the open ``seat`` to a person called ``name``; returns his token."""
+        if self.status != "waiting":
+            raise RoomError("wrong_status", "web_error_started")
+        if not 0 <= seat < len(self.seats) or self.seats[seat].kind != "open":
+            raise RoomError("seat_taken", "web_error_seat_taken", seat=seat)
+        token = secrets.token_urlsafe(32)
+        state = self.seats[seat]
+        state.name, state.kind, state.token_hash = name, "person", hash_token(token)
+        self.store.update_seat(self.code, state.row())
+        self._changed()
+        return token
+
+    def start(self, seat: int | None) -> None:
+        """The host starts the match: open seats go to computers."""
+        self._require_host(seat)
+        if self.status != "waiting":
+            raise RoomError("wrong_status", "web_error_started")
+        for state in self.seats:
+            if state.kind == "open":
+                state.kind, state.level = "computer", self.settings.fill
+                state.name = tr("name_computer", "en", n=state.seat + 1)
+                self.store.update_seat(self.code, state.row())
+        self._new_match()
+
+    def next_round(self, seat: int | None) -> None:
+        """The host deals the match's next round."""
+        self._require_host(seat)
+        if self.status != "round_over" or self.table is None:
+            raise RoomError("wrong_status", "web_error_not_round_over")
+        self.table.next_round()
+        self._store_game()
+        self._set_status("playing")
+
+    def rematch(self, seat: int | None) -> None:
+        """The host starts a new match at the same table."""
+        self._require_host(seat)
+        if self.status != "match_over":
+            raise RoomError("wrong_status", "web_error_not_match_over")
+        self._new_match()
+
+    def move(self, seat: int | None, text: object, seq: object) -> None:
+        """A person's move (``"R12"``, ``"draw"``, ``"pass"``) made at ``seq``."""
+        if seat is None:
+            raise RoomError("not_a_player")
+        if self.status != "playing" or self.table is None:
+            raise RoomError("wrong_status", "web_error_not_playing")
+        if not isinstance(seq, int) or isinstance(seq, bool) or seq != self.seq:
+            raise RoomError("stale", seq=seq, current=self.seq)
+        if not isinstance(text, str) or len(text) > 8:
+            raise RoomError("bad_move")
+        try:
+            move = Move.parse(text)
+        except NotationError:
+            raise RoomError("bad_move") from None
+        game = self.table.game
+        if game.turn != seat:
+            raise RoomError("not_your_turn")
+        self._push(move)
+
+    def _push(self, move: Move) -> None:
+        """Make a legal move for the seat to move, store it, then tell everybody."""
+        assert self.table is not None
+        assert self.game_id is not None
+        game = self.table.game
+        if move not in game.legal_moves():
+            reason, details, _english = explain_illegal(game, move)
+            raise RoomError("illegal", reason=reason, details=details)
+        game.push(move)
+        number = game.move_count - 1
+        self.store.add_move(self.game_id, number, game.record_moves()[number])
+        if game.is_over():
+            self._finish_round()
+        self._changed()
+
+    def _require_host(self, seat: int | None) -> None:
+        if seat != 0:
+            raise RoomError("not_host")
+
+    # -- rounds ---------------------------------------------------------------
+
+    def _setup(self, seed: int) -> TableSetup:
+        seats = tuple(Seat(state.name, state.level if state.kind == "computer" else None) for state in self.seats)
+        return TableSetup(seats, self.settings.rules, self.settings.rounds, seed=seed)
+
+    def _new_match(self) -> None:
+        self.table = Table(self._setup(secrets.randbits(62)))
+        self._stand_ins.clear()
+        self._store_game()
+        self._set_status("playing")
+
+    def _store_game(self) -> None:
+        assert self.table is not None
+        record = self.table.record()
+        deal = {key: value for key, value in record.items() if key not in ("moves", "result")}
+        self.game_id = self.store.add_game(self.code, self.table.setup.seed, len(self.table.match.scores) + 1, deal)
+
+    def _finish_round(self) -> None:
+        assert self.table is not None
+        assert self.game_id is not None
+        game = self.table.game
+        self.store.finish_game(self.game_id, {"winner": game.winner, "penalties": game.penalties()})
+        self.table.finish_round()
+        self.status = "match_over" if self.table.match.is_over() else "round_over"
+        self.store.set_status(self.code, self.status)
+
+    def _set_status(self, status: Status) -> None:
+        self.status = status
+        self.store.set_status(self.code, status)
+        self._changed()
+        self.ensure_driver()
+
+    # -- computers ------------------------------------------------------------
+
+    def ensure_driver(self) -> None:
+        """Run the task that plays the computers' turns (once per room)."""
+        if self._driver is None or self._driver.done():
+            self._driver = asyncio.get_running_loop().create_task(self._drive(), name=f"room {self.code}")
+
+    async def close(self) -> None:
+        """Stop the room's task."""
+        if self._driver is not None:
+            self._driver.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._driver
+
+    def _player_for(self, seat: int) -> Bot | None:
+        """The computer that plays ``seat`` now: its own, a stand-in for an absent person, or None."""
+        assert self.table is not None
+        state = self.seats[seat]
+        if state.kind == "computer":
+            return self.table.bots[seat]
+        if state.auto:
+            if seat not in self._stand_ins:
+                bot = make_bot(STAND_IN, secrets.randbits(32))
+                bot.start_game(seat, self.settings.players, self.table.game.rules)
+                self._stand_ins[seat] = bot
+            return self._stand_ins[seat]
+        return None
+
+    async def _drive(self) -> None:
+        while self.status == "playing" and self.table is not None:
+            game = self.table.game
+            seat = game.turn
+            player = self._player_for(seat)
+            if player is None:
+                await self._wait_for_person(seat)
+                continue
+            at = game.move_count
+            await asyncio.sleep(self.settings.pace)
+            if self.table.game is not game or game.move_count != at or self._player_for(seat) is not player:
+                continue
+            move = await asyncio.to_thread(player.choose, game.view(seat))
+            async with self.lock:
+                if self.status == "playing" and self.table.game is game and game.move_count == at:
+                    self._push(move)
+
+    async def _wait_for_person(self, seat: int) -> None:
+        """Until something changes, or until the person to move has been away too long."""
+        state = self.seats[seat]
+        self._wake.clear()
+        timeout = None
+        if state.online == 0:
+            timeout = max(0.0, state.offline_since + self.settings.away - time.monotonic())
+        try:
+            await asyncio.wait_for(self._wake.wait(), timeout)
+        except TimeoutError:
+            async with self.lock:
+                if state.online == 0 and not state.auto:
+                    state.auto = True
+                    self._changed()
+
+    # -- restoring ------------------------------------------------------------
+
+    @classmethod
+    def restore(cls, row: RoomRow, store: Store) -> Room:
+        """A room as it was stored (its match and game replayed move by move)."""
+        settings = RoomSettings(**row.settings)
+        seats = [SeatState(s.seat, s.name, s.kind, s.level, s.token_hash) for s in row.seats]  # type: ignore[arg-type]
+        room = cls(row.code, settings, seats, store)
+        room.status = row.status  # type: ignore[assignment]
+        if row.games:
+            last = row.games[-1]
+            record = {**last.deal, "moves": last.moves, "result": last.result}
+            game = read_record(record)
+            scores = [list(g.result["penalties"]) for g in row.games[:-1] if g.result is not None]
+            setup = room._setup(last.match_seed)
+            rules = Rules.preset(settings.rules)
+            match = Match(settings.players, rules, rounds=settings.rounds, seed=last.match_seed, scores=scores)
+            room.table = Table.resume(setup, match, game)
+            room.game_id = last.id
+            if game.is_over():
+                room.table.finish_round()
+        return room
+
+
+def new_code(taken: Callable[[str], bool]) -> str:
+    """A fresh room code."""
+    while True:
+        code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+        if not taken(code):
+            return code
+
+
+def valid_name(value: object) -> str:
+    """A player's name, checked: 1-20 printable characters."""
+    if not isinstance(value, str):
+        raise RoomError("bad_request", "web_error_name")
+    name = " ".join(value.split())
+    if not 1 <= len(name) <= 20 or not name.isprintable():
+        raise RoomError("bad_request", "web_error_name")
+    return name
+
+
+def valid_level(value: object) -> str:
+    """A computer level a host may choose."""
+    if not isinstance(value, str) or value not in BOTS or value not in LEVELS:
+        raise RoomError("bad_request", "web_error_level")
+    return value
+
+
+__all__ = ["Game", "Room", "RoomError", "RoomSettings", "SeatState", "new_code", "valid_level", "valid_name"]
