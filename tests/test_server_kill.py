@@ -91,7 +91,10 @@ async def _play(base: str, code: str, tokens: list[str], acks: list[list[str]] |
 async def _kill_mid_game(
     base: str, rooms: list[tuple[str, list[str]]], server: subprocess.Popen[bytes]
 ) -> dict[str, list[str]]:
-    """Play every room at once and kill the server while moves are on the way; returns each room's last acknowledged history."""
+    """Play every room at once and kill the server while moves are on the way.
+
+    Returns each room's history as last acknowledged to its players.
+    """
     acks: dict[str, list[list[str]]] = {code: [] for code, _tokens in rooms}
     tasks = [asyncio.ensure_future(_play(base, code, tokens, acks[code])) for code, tokens in rooms]
     while min(len(history) for history in acks.values()) < 5:
