@@ -162,17 +162,34 @@ class Table:
 
         Only a person alone with computers may take back: with two people at
         the table the other one's turn would vanish too. What is taken back is
-        the turn under way if ``seat`` has acted in it, else its last finished
-        turn and all the computer moves after it. The opening 11 is never taken
-        back (it is forced).
+        ``seat``'s latest turn in which it had a choice (the turn under way if
+        it chose something in it), with everything after it. Turns without a
+        choice (the opening 11, draws when nothing fits, an ending that was the
+        only move) are skipped: taking back only those would replay them at once.
         """
         if self.people != (seat,) or self.game.is_over():
             return None
-        movers = [mover for mover, _move, _drawn in self.game.history()]
-        for index in range(len(movers) - 1, 0, -1):
-            if movers[index] == seat and movers[index - 1] != seat:
+        history = self.game.history()
+        choices = self._choice_counts()
+        chose = False
+        for index in range(len(history) - 1, 0, -1):
+            mover = history[index][0]
+            if mover != seat:
+                chose = False
+                continue
+            chose = chose or choices[index] > 1
+            if history[index - 1][0] != seat and chose:
                 return index
         return None
+
+    def _choice_counts(self) -> list[int]:
+        """For every move so far, how many legal moves there were to choose from."""
+        probe = self.game.copy()
+        counts = [0] * probe.move_count
+        for index in range(probe.move_count - 1, -1, -1):
+            probe.pop()
+            counts[index] = len(probe.legal_moves())
+        return counts
 
     def undo(self, seat: int) -> int:
         """Take back ``seat``'s last turn (see :meth:`undo_target`); returns the number of moves taken back.

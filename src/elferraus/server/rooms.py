@@ -389,7 +389,8 @@ class Room:
                 continue
             move = await asyncio.to_thread(player.choose, game.view(seat))
             async with self.lock:
-                if self.status == "playing" and self.table.game is game and game.move_count == at:
+                unchanged = self.status == "playing" and self.table.game is game and game.move_count == at
+                if unchanged and self._player_for(seat) is player:  # a person back in time plays himself
                     self._push(move)
 
     async def _wait_for_person(self, seat: int) -> None:

@@ -37,7 +37,7 @@ class ElferRausApp(App[None]):
 
     TITLE = "Elfer raus!"
     ENABLE_COMMAND_PALETTE = False
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+c", "quit_game", "quit", show=False, priority=True)]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+c,ctrl+q", "quit_game", "quit", show=False, priority=True)]
 
     def __init__(
         self,

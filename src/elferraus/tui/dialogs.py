@@ -44,8 +44,8 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="panel"):
             yield Static(tr("help_title", self.lang), classes="heading")
-            yield Static(help_text(self.rules, self.lang), markup=False)
             yield Static(tr("help_keys", self.lang), markup=False)
+            yield Static(help_text(self.rules, self.lang), markup=False)
             yield Button(tr("button_close", self.lang), id="close", compact=True)
 
     def on_mount(self) -> None:

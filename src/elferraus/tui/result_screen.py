@@ -30,7 +30,7 @@ def winner_line(table: Table, lang: Lang) -> str:
     alone = table.people == (winner,)
     lines = [tr("winner_you", lang) if alone else tr("winner_other", lang, name=table.names[winner])]
     match = table.match
-    if match.is_over():
+    if match.is_over() and (table.setup.rounds > 1 or table.setup.target is not None):
         leaders = match.leaders()
         points = match.totals[leaders[0]]
         if len(leaders) > 1:
@@ -38,7 +38,7 @@ def winner_line(table: Table, lang: Lang) -> str:
             lines.append(tr("match_over_tie", lang, points=points, names=names))
         elif table.people == (leaders[0],):
             lines.append(tr("match_over_you", lang, points=points))
-        elif table.setup.rounds > 1 or table.setup.target is not None:
+        else:
             lines.append(tr("match_over_other", lang, name=table.names[leaders[0]], points=points))
     return "\n".join(lines)
 

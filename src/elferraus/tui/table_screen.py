@@ -71,7 +71,8 @@ class TableScreen(Screen[None]):
     TableScreen #note { height: auto; padding: 0 1; color: $text-accent; }
     TableScreen #actions { height: 1; padding: 0 1; }
     TableScreen #actions Button { margin-right: 1; }
-    TableScreen #log { width: 1fr; height: 1fr; min-height: 3; border-left: vkey $primary-muted; padding: 0 1; }
+    TableScreen #log { width: 1fr; height: 1fr; min-height: 3; overflow-y: auto;
+        border-left: vkey $primary-muted; padding: 0 1; }
     TableScreen.narrow #log { border-left: none; border-top: hkey $primary-muted; }
     """
 
@@ -86,6 +87,8 @@ class TableScreen(Screen[None]):
         self._skip = asyncio.Event()
         self._undo_requested = False
         self._logged = 0
+        self._forced_note = False
+        """The note says which move was made for the person (cleared when he has a choice again)."""
 
     @property
     def elf(self) -> ElferRausApp:
@@ -136,6 +139,9 @@ class TableScreen(Screen[None]):
             "undo": "key_undo",
             "app.help": "key_help",
             "app.quit_game": "key_quit",
+            "save": "key_save",
+            "pace(1)": "key_slower",
+            "pace(-1)": "key_faster",
         }
         shown = {"d": lang == "en", "z": lang == "de", "e": lang == "en", "b": lang == "de", "p": False}
         localize_bindings(self, lang, words, shown)
@@ -186,6 +192,8 @@ class TableScreen(Screen[None]):
                     self._push(legal[0])
                     continue
                 self.awaiting = True
+                if self._forced_note:
+                    self.query_one("#note", Static).update("")  # the status line now says what happened
                 self.refresh_table()
                 self.query_one("#hand", HandView).select_first_fitting()
                 return
@@ -224,6 +232,7 @@ class TableScreen(Screen[None]):
         else:
             note = tr("auto_open", lang, card=move)
         self.query_one("#note", Static).update(note)
+        self._forced_note = True
 
     def _log_new_moves(self) -> None:
         table = self.elf.table
@@ -403,6 +412,7 @@ class TableScreen(Screen[None]):
         self.query_one("#log", RichLog).clear()
         self._log_new_moves()
         self.query_one("#note", Static).update(tr("undo_done", self.elf.lang, n=taken))
+        self._forced_note = False
 
     # -- hint -----------------------------------------------------------------
 
@@ -422,6 +432,7 @@ class TableScreen(Screen[None]):
         if advice.move.card is not None:
             self.query_one("#hand", HandView).select(advice.move.card)
         self.query_one("#note", Static).update(self.hint_text(advice))
+        self._forced_note = False
 
     def hint_text(self, advice: Advice) -> str:
         """The advice in one line."""

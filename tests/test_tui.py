@@ -1,0 +1,895 @@
+"""The terminal game (``elferraus.tui``), driven by key presses through Textual's pilot.
+
+The tests are plain functions that run the app with ``asyncio.run``; computers
+play at pace 0 and are fast ones, so a whole game takes a moment.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import re
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Button, DataTable, Input, RichLog, Select, Static
+
+from elferraus.cards import Card
+from elferraus.cli.main import build_parser
+from elferraus.errors import IllegalMoveError
+from elferraus.game import Game
+from elferraus.i18n import explain
+from elferraus.moves import DRAW, PASS, Move
+from elferraus.session import Seat, Table, TableSetup
+from elferraus.tui import load_saved, run_tui
+from elferraus.tui.app import ElferRausApp
+from elferraus.tui.dialogs import HandoffScreen, HelpScreen, QuitScreen
+from elferraus.tui.result_screen import ResultScreen, winner_line
+from elferraus.tui.setup_screen import SetupChoices, SetupScreen
+from elferraus.tui.table_screen import TableScreen
+from elferraus.tui.turns import log_line
+from elferraus.tui.widgets import HandView
+
+SMALL = (80, 24)
+LARGE = (160, 50)
+DRAWN_CARD = re.compile(r"\b(drew|zieht) [RYGB]\d{1,2}\b")
+
+
+def choices(*levels: str, rules: str = "classic", pace: float = 0.0) -> SetupChoices:
+    """New-game choices for these seats (``human`` = a person), computers instant by default."""
+    return SetupChoices(players=len(levels), rules=rules, pace=pace, levels=[*levels] + ["greedy"] * (6 - len(levels)))
+
+
+def run(app: ElferRausApp, script: Callable[[Pilot[None]], Awaitable[None]], size: tuple[int, int] = SMALL) -> None:
+    """Run ``app`` headless at ``size`` and drive it with ``script``."""
+
+    async def main() -> None:
+        async with app.run_test(size=size) as pilot:
+            await script(pilot)
+
+    asyncio.run(main())
+
+
+async def until(pilot: Pilot[None], condition: Callable[[], bool], what: str, limit: float = 10.0) -> None:
+    """Wait (boundedly) until ``condition()`` holds."""
+    deadline = time.monotonic() + limit
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}: {state(pilot.app)}")
+        await pilot.pause(0.005)
+
+
+def state(app: object) -> str:
+    """What the app is doing, for a failure message."""
+    assert isinstance(app, ElferRausApp)
+    if app._table is None:
+        return f"{type(app.screen).__name__}, no table"
+    game = app.table.game
+    return (
+        f"{type(app.screen).__name__}, awaiting={awaiting(app)}, turn={game.turn}, moves={game.record_moves()[-6:]},"
+        f" legal={game.legal_moves()}, over={game.is_over()}"
+    )
+
+
+def table_screen(app: ElferRausApp) -> TableScreen:
+    """The table, also while a dialog covers it."""
+    return next(screen for screen in reversed(app.screen_stack) if isinstance(screen, TableScreen))
+
+
+def awaiting(app: ElferRausApp) -> bool:
+    """A person's turn: the table on top waits for a key."""
+    return isinstance(app.screen, TableScreen) and app.screen.awaiting
+
+
+async def my_turn(pilot: Pilot[None], app: ElferRausApp) -> TableScreen:
+    await until(pilot, lambda: awaiting(app), "the person's turn")
+    return table_screen(app)
+
+
+def status(app: ElferRausApp) -> Static:
+    return table_screen(app).query_one("#status", Static)
+
+
+def text_of(app: ElferRausApp, selector: str) -> str:
+    return str(table_screen(app).query_one(selector, Static).content)
+
+
+def log_lines(app: ElferRausApp) -> list[str]:
+    return [strip.text.rstrip() for strip in table_screen(app).query_one("#log", RichLog).lines]
+
+
+async def select_card(pilot: Pilot[None], hand: HandView, card: Card) -> None:
+    """Move the cursor onto ``card`` with the arrow keys."""
+    for _ in range(len(hand.cards)):
+        if hand.selected == card:
+            return
+        await pilot.press("right")
+    assert hand.selected == card
+
+
+async def act(pilot: Pilot[None], app: ElferRausApp) -> None:
+    """One action of the person to move, by keys: lay the first card that fits, else draw, else end the turn."""
+    screen = table_screen(app)
+    legal = app.table.game.legal_moves()
+    lays = [move.card for move in legal if move.card is not None]
+    if lays:
+        await select_card(pilot, screen.query_one(HandView), lays[0])
+        await pilot.press("enter")
+    elif DRAW in legal:
+        await pilot.press("d")
+    else:
+        await pilot.press("e")
+
+
+def turn_over(app: ElferRausApp, seat: int, start: int) -> bool:
+    """True once ``seat``'s turn that began at move ``start`` is over."""
+    game = app.table.game
+    return game.is_over() or game.turn != seat or any(mover != seat for mover, _move, _drawn in game.history()[start:])
+
+
+async def play_turn(pilot: Pilot[None], app: ElferRausApp) -> None:
+    """The person to move plays his whole turn by keys (the driver plays a forced move itself)."""
+    game = app.table.game
+    seat, start = game.turn, game.move_count
+    while not turn_over(app, seat, start):
+        await until(pilot, lambda: awaiting(app) or turn_over(app, seat, start), "the turn")
+        if not turn_over(app, seat, start):
+            await act(pilot, app)
+
+
+async def hand_over(pilot: Pilot[None], app: ElferRausApp) -> HandoffScreen:
+    """Wait for the hand-over screen and take over (Enter); returns the screen that was shown."""
+    await until(pilot, lambda: isinstance(app.screen, HandoffScreen), "the hand-over")
+    handoff = app.screen
+    assert isinstance(handoff, HandoffScreen)
+    await pilot.pause()
+    await pilot.press("enter")
+    await until(pilot, lambda: app.screen is not handoff, "the hand-over to end")
+    return handoff
+
+
+async def advance(pilot: Pilot[None], app: ElferRausApp, ready: Callable[[], bool], what: str) -> TableScreen:
+    """Play by keys (handing over where needed) until a person's turn where ``ready()`` holds."""
+    for _ in range(2000):
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, ResultScreen | HandoffScreen) or awaiting(app),
+            "a person's turn or the end",
+        )
+        if isinstance(app.screen, ResultScreen):
+            raise AssertionError(f"the game ended before {what}")
+        if isinstance(app.screen, HandoffScreen):
+            await hand_over(pilot, app)
+        elif ready():
+            return table_screen(app)
+        else:
+            await act(pilot, app)
+    raise AssertionError(f"never got to {what}")
+
+
+async def play_to_the_end(pilot: Pilot[None], app: ElferRausApp) -> None:
+    """Play by keys (handing over where needed) until the result screen shows."""
+    for _ in range(2000):
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, ResultScreen | HandoffScreen) or awaiting(app),
+            "a person's turn or the end",
+        )
+        if isinstance(app.screen, ResultScreen):
+            return
+        if isinstance(app.screen, HandoffScreen):
+            await hand_over(pilot, app)
+        else:
+            await act(pilot, app)
+    raise AssertionError("the game did not end")
+
+
+# -- a whole game ---------------------------------------------------------------------------------------------------
+
+
+def test_a_whole_game_by_keys() -> None:
+    app = ElferRausApp(choices("human", "greedy", "random"), seed=5, start=True)
+
+    async def script(pilot: Pilot[None]) -> None:
+        await play_to_the_end(pilot, app)
+        await pilot.pause()
+        game = app.table.game
+        assert game.is_over()
+        assert game.winner is not None
+        result = app.screen
+        assert isinstance(result, ResultScreen)
+        assert app.table.match.scores == [game.penalties()]
+        winner = str(result.query_one("#winner", Static).content)
+        name = app.table.names[game.winner]
+        assert winner.splitlines()[0] == ("You won!" if app.table.is_person(game.winner) else f"{name} won.")
+        assert result.query_one("#scores", DataTable).row_count == 3
+        assert str(result.query_one("#again", Button).label) == "Play again"  # a single game is over
+        assert len(app.finished) == 1
+        assert app.finished[0]["result"] is not None
+
+    run(app, script)
+
+
+def finished_table(levels: tuple[str | None, ...], seed: int, rounds: int = 1) -> Table:
+    """A table whose game was played to the end through the model (people play seeded random moves)."""
+    seats = tuple(Seat("You" if level is None else f"Computer {seat + 1}", level) for seat, level in enumerate(levels))
+    table = Table(TableSetup(seats, rounds=rounds, seed=seed))
+    game, rng = table.game, random.Random(seed)
+    while not game.is_over():
+        game.push(rng.choice(game.legal_moves()) if table.is_person(game.turn) else table.computer_move())
+    return table
+
+
+def test_play_again_deals_a_new_game() -> None:
+    table = finished_table((None, "greedy"), seed=3)
+    app = ElferRausApp(choices("human", "greedy"), table=table, seed=77)
+
+    async def script(pilot: Pilot[None]) -> None:
+        await until(pilot, lambda: isinstance(app.screen, ResultScreen), "the result")
+        assert table.match.is_over()
+        await pilot.press("enter")  # enter on the result screen: play again
+        await my_turn(pilot, app)
+        assert app.table is not table
+        assert app.table.setup.seed == 77  # the seed given for the first deal
+        assert not app.table.game.is_over()
+        assert app.table.match.scores == []
+        assert app.finished == []
+
+    run(app, script)
+
+
+def test_next_round_of_a_match() -> None:
+    table = finished_table((None, "greedy", "random"), seed=4, rounds=3)
+    app = ElferRausApp(choices("human", "greedy", "random"), table=table)
+
+    async def script(pilot: Pilot[None]) -> None:
+        await until(pilot, lambda: isinstance(app.screen, ResultScreen), "the result")
+        result = app.screen
+        assert "Round 1 is over" in str(result.query_one("#title", Static).content)
+        scores = result.query_one("#scores", DataTable)
+        assert [str(column.label) for column in scores.columns.values()] == ["player", "R1", "total", "cards left"]
+        await pilot.click("#next")
+        await my_turn(pilot, app)
+        assert app.table is table
+        assert len(table.match.scores) == 1
+        assert table.game.metadata["round"] == 2
+        assert "Round 2 of 3" in text_of(app, "#title")
+        assert len(app.finished) == 1
+        assert log_lines(app) == expected_log(app)  # the log starts anew
+
+    run(app, script)
+
+
+# -- the new-game screen --------------------------------------------------------------------------------------------
+
+
+def test_new_game_screen_seats_the_table() -> None:
+    app = ElferRausApp(SetupChoices(pace=0.0), seed=4)
+
+    async def script(pilot: Pilot[None]) -> None:
+        screen = app.screen
+        assert isinstance(screen, SetupScreen)
+        screen.query_one("#players", Select).value = 3
+        await pilot.pause()
+        assert [screen.query_one(f"#seat-{seat}").display for seat in range(6)] == [True] * 3 + [False] * 3
+        screen.query_one("#rules", Select).value = "ravensburger"
+        screen.query_one("#level-1", Select).value = "greedy"
+        screen.query_one("#level-2", Select).value = "human"
+        screen.query_one("#rounds", Select).value = 3
+        await pilot.pause()
+        # with two people nobody is "You": the placeholders say "Player N"
+        assert screen.query_one("#name-0", Input).placeholder == "Player 1"
+        assert screen.query_one("#name-2", Input).placeholder == "Player 3"
+        screen.query_one("#name-0", Input).focus()
+        await pilot.press(*"Anna")
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, TableScreen | HandoffScreen), "the table")
+        setup = app.table.setup
+        assert setup.seats == (Seat("Anna"), Seat("Computer 2", "greedy"), Seat("Player 3"))
+        assert setup.rules == "ravensburger"
+        assert setup.rounds == 3
+        assert setup.seed == 4
+        assert app.table.game.rules.must_play
+        assert app.table.people == (0, 2)
+
+    run(app, script)
+
+
+def test_new_game_screen_levels_by_keys_and_start_button() -> None:
+    app = ElferRausApp(SetupChoices(players=2, pace=0.0), seed=2)
+
+    async def script(pilot: Pilot[None]) -> None:
+        screen = app.screen
+        assert isinstance(screen, SetupScreen)
+        level = screen.query_one("#level-1", Select)
+        level.focus()
+        await pilot.press("enter")  # open the list: human, easy, medium, ... -> the last one, random
+        await pilot.press("end", "enter")
+        await pilot.pause()
+        assert level.value == "random"
+        await pilot.click("#start")
+        await my_turn(pilot, app)
+        assert app.table.setup.seats == (Seat("You"), Seat("Computer 2", "random"))
+
+    run(app, script)
+
+
+def test_new_game_screen_speaks_german_after_choosing_it() -> None:
+    app = ElferRausApp(SetupChoices(pace=0.0), seed=1)
+
+    async def script(pilot: Pilot[None]) -> None:
+        screen = app.screen
+        assert isinstance(screen, SetupScreen)
+        assert "New game" in str(screen.query_one("#heading", Static).content)
+        screen.query_one("#players", Select).value = 5
+        await pilot.pause()
+        screen.query_one("#lang", Select).value = "de"
+        await until(pilot, lambda: app.screen is not screen, "the German screen")
+        await pilot.pause()
+        german = app.screen
+        assert isinstance(german, SetupScreen)
+        assert app.lang == "de"
+        assert str(german.query_one("#heading", Static).content) == "Elfer raus! · Neues Spiel"
+        assert str(german.query_one("#start", Button).label) == "Los geht's"
+        assert str(german.query_one("#quit", Button).label) == "Beenden"
+        assert german.query_one("#players", Select).value == 5  # the choices are kept
+        assert german.query_one("#name-0", Input).placeholder == "Du"
+        await pilot.press("ctrl+s")
+        await my_turn(pilot, app)
+        assert app.table.names[:2] == ["Du", "Computer 2"]
+        assert app.table.players == 5
+
+    run(app, script)
+
+
+# -- pass and play --------------------------------------------------------------------------------------------------
+
+
+def test_pass_and_play_hides_each_hand_until_the_next_person_takes_over() -> None:
+    app = ElferRausApp(choices("human", "greedy", "human"), seed=7, start=True)
+
+    async def script(pilot: Pilot[None]) -> None:
+        game = app.table.game
+        keyed = 0
+        for _ in range(5):  # five people's turns: A, B, A, B, A
+            await until(pilot, lambda: isinstance(app.screen, HandoffScreen), "the hand-over")
+            await pilot.pause()
+            screen = table_screen(app)
+            hand = screen.query_one(HandView)
+            person, start = game.turn, game.move_count
+            handoff = app.screen
+            assert isinstance(handoff, HandoffScreen)
+            assert handoff.person == app.table.names[person]
+            # under the hand-over nothing shows a card: no hand, nothing rendered
+            assert screen.hidden
+            assert hand.hidden_text == "(cards hidden)"
+            assert hand.cards == ()
+            rendered = str(hand.render())
+            assert not any(str(card) in rendered for card in game.hand(person))
+            await pilot.press("enter")
+            await until(pilot, lambda p=person, s=start: awaiting(app) or turn_over(app, p, s), "the person's turn")
+            assert screen.viewer == person
+            if turn_over(app, person, start):
+                continue  # a forced move (the opening 11): the table made it
+            assert not screen.hidden
+            assert hand.hidden_text is None
+            assert hand.cards == tuple(game.hand(person))
+            await play_turn(pilot, app)
+            keyed += 1
+            # his turn is over: his cards are covered at once
+            assert screen.hidden
+            assert hand.hidden_text is not None
+            assert hand.cards == ()
+        assert keyed >= 4
+        drawn = [text for text in game.record_moves() if text.split()[1] == "draw"]
+        assert drawn, "choose a seed with draws"
+        lines = log_lines(app)
+        assert len(lines) >= game.move_count
+        assert not [line for line in lines if DRAWN_CARD.search(line)]
+        assert any(line.endswith("drew a card") for line in lines)
+
+    run(app, script)
+
+
+# -- hint -----------------------------------------------------------------------------------------------------------
+
+
+def can_empty_hand(game: Game) -> bool:
+    """True if the player to move can lay every card this turn (tried on a copy)."""
+    trial = game.copy(history=False)
+    seat = trial.turn
+    while trial.turn == seat and not trial.is_over():
+        lays = [move for move in trial.legal_moves() if move.card is not None]
+        if not lays:
+            return False
+        trial.push(lays[0])
+    return trial.winner == seat
+
+
+def going_out_table() -> Table:
+    """A person (seat 0) who can lay all his cards this turn, with a choice to make."""
+    table = Table(TableSetup((Seat("You"), Seat("Computer 2", "greedy")), seed=12))
+    game, rng = table.game, random.Random(12)
+    while not (table.person_to_move() and len(game.legal_moves()) > 1 and can_empty_hand(game)):
+        game.push(rng.choice(game.legal_moves()) if table.is_person(game.turn) else table.computer_move())
+    assert game.hand(0) == [Card.parse("R19"), Card.parse("Y2")]
+    return table
+
+
+def test_hint_puts_the_cursor_on_the_hinted_card() -> None:
+    table = going_out_table()
+    app = ElferRausApp(choices("human", "greedy"), table=table)
+
+    async def script(pilot: Pilot[None]) -> None:
+        screen = await my_turn(pilot, app)
+        hand = screen.query_one(HandView)
+        await select_card(pilot, hand, Card.parse("Y2"))
+        count = table.game.move_count
+        await pilot.press("h")
+        await until(pilot, lambda: text_of(app, "#note").startswith("Hint:"), "the hint")
+        assert text_of(app, "#note") == "Hint: R19: you can lay all your cards this turn."
+        assert hand.selected == Card.parse("R19")
+        assert table.game.move_count == count  # a hint makes no move
+        await pilot.press("enter")
+        assert table.game.move_count == count + 1
+        assert text_of(app, "#note") == ""
+
+    run(app, script)
+
+
+def test_hint_by_the_experts_search() -> None:
+    app = ElferRausApp(choices("human", "greedy", "greedy"), seed=9, start=True)
+
+    async def script(pilot: Pilot[None]) -> None:
+        game = app.table.game
+        screen = await advance(
+            pilot, app, lambda: len(game.legal_moves()) >= 3 and not can_empty_hand(game), "a real choice"
+        )
+        hand = screen.query_one(HandView)
+        screen.action_hint()  # what h and the Hint button do
+        assert text_of(app, "#note") == "The expert is thinking ..."
+        await until(pilot, lambda: text_of(app, "#note").startswith("Hint:"), "the hint")
+        note = text_of(app, "#note")
+        found = re.fullmatch(
+            r"Hint: ([RYGB]\d+|draw|end turn): it won \d+ % of \d+ simulated endings; .+: \d+ %\.", note
+        )
+        assert found, note
+        word = found.group(1)
+        legal = game.legal_moves()
+        if word == "draw":
+            assert DRAW in legal
+        elif word == "end turn":
+            assert PASS in legal
+        else:
+            assert Move.lay(word) in legal
+            assert hand.selected == Card.parse(word)
+
+    run(app, script)
+
+
+def test_hint_is_only_for_the_persons_turn_and_space_skips_the_computers() -> None:
+    app = ElferRausApp(choices("human", "greedy", "random"), seed=4, start=True)
+
+    async def script(pilot: Pilot[None]) -> None:
+        game = app.table.game
+        screen = await advance(pilot, app, lambda: fresh_turn(app), "a turn with a choice after a lay")
+        await select_card(pilot, screen.query_one(HandView), first_fitting(app))
+        await pilot.press("enter")
+        app.pace = 30.0  # the computers take their time ...
+        await pilot.press("e")
+        count = game.move_count
+        await pilot.pause()
+        assert not screen.awaiting
+        await pilot.press("h")  # ... and a hint is not for now
+        await pilot.pause()
+        assert text_of(app, "#note") == ""
+        assert [n.message for n in app._notifications] == ["A hint is for your own turn."]
+        assert game.move_count == count
+        await pilot.press("space")  # skip ahead to your next turn
+        await my_turn(pilot, app)
+        assert game.move_count > count
+
+    run(app, script)
+
+
+# -- undo -----------------------------------------------------------------------------------------------------------
+
+
+def first_fitting(app: ElferRausApp) -> Card:
+    """The first card of the hand that fits now."""
+    return next(move.card for move in app.table.game.legal_moves() if move.card is not None)
+
+
+def fresh_turn(app: ElferRausApp) -> bool:
+    """The person has done nothing yet this turn and has an earlier turn to take back; laying the first card
+    that fits leaves him a choice (no forced pass the table would make for him)."""
+    game = app.table.game
+    view = game.view(game.turn)
+    if view.laid or view.draws or app.table.undo_target(game.turn) is None or not any(m.card for m in view.legal):
+        return False
+    trial = game.copy()
+    trial.push(Move.lay(first_fitting(app)))
+    return not trial.is_over() and trial.turn == game.turn and len(trial.legal_moves()) > 1
+
+
+def expected_log(app: ElferRausApp) -> list[str]:
+    """The move log of a lone person, from the game."""
+    table = app.table
+    return [log_line(text, table.names, app.lang, you=0, show_draws=True) for text in table.game.public_moves(0)]
+
+
+@pytest.mark.parametrize(("pace", "seed"), [(0.0, 3), (30.0, 4)], ids=["after-the-computers", "while-they-play"])
+def test_undo_takes_back_the_last_turn(pace: float, seed: int) -> None:
+    app = ElferRausApp(choices("human", "greedy", "random"), seed=seed, start=True)
+
+    async def script(pilot: Pilot[None]) -> None:
+        game = app.table.game
+        screen = await advance(pilot, app, lambda: fresh_turn(app), "a turn to take back")
+        start, position = game.move_count, game.position()
+        await select_card(pilot, screen.query_one(HandView), first_fitting(app))
+        await pilot.press("enter")  # lay a card that fits ...
+        assert game.move_count == start + 1
+        app.pace = pace
+        await pilot.press("e")  # ... and end the turn
+        assert game.record_moves()[start + 1] == "0 pass"
+        if pace:
+            assert not screen.awaiting  # the computers take their time: undo while they play
+        else:
+            await my_turn(pilot, app)
+            assert game.move_count > start + 2
+            assert app.table.undo_target(0) == start, "choose a seed without a forced turn of the person's in between"
+        await pilot.press("u")
+        await my_turn(pilot, app)
+        assert game.move_count == start
+        assert game.position() == position
+        assert text_of(app, "#note").startswith("Your last turn is taken back (")
+        await pilot.pause()
+        assert log_lines(app) == expected_log(app)  # rebuilt from the game
+
+    run(app, script)
+
+
+def test_undo_is_refused_with_two_people() -> None:
+    table = Table(TableSetup((Seat("Anna"), Seat("Computer 2", "greedy"), Seat("Ben")), seed=7))
+    game, rng = table.game, random.Random(7)
+    while not (game.move_count > 12 and table.person_to_move() and len(game.legal_moves()) > 1):
+        game.push(rng.choice(game.legal_moves()) if table.is_person(game.turn) else table.computer_move())
+    app = ElferRausApp(choices("human", "greedy", "human"), table=table)
+
+    async def script(pilot: Pilot[None]) -> None:
+        handoff = await hand_over(pilot, app)  # two people: the table starts covered
+        assert handoff.person == table.names[game.turn]
+        screen = await my_turn(pilot, app)
+        count = game.move_count
+        assert screen.query_one("#undo", Button).disabled
+        await pilot.press("u")
+        await pilot.pause()
+        assert game.move_count == count
+        assert [n.message for n in app._notifications] == ["Taking back is only for games against computers."]
+
+    run(app, script)
+
+
+# -- illegal actions ------------------------------------------------------------------------------------------------
+
+
+def why_not(app: ElferRausApp, move: Move) -> str:
+    """The explanation the engine gives for ``move`` now, in the app's language."""
+    trial = app.table.game.copy()
+    with pytest.raises(IllegalMoveError) as error:
+        trial.push(move)
+    return explain(error.value.reason, error.value.details, app.lang)
+
+
+def test_illegal_actions_are_explained_and_change_nothing() -> None:
+    app = ElferRausApp(choices("human", "greedy", "greedy"), seed=11, start=True)
+
+    async def script(pilot: Pilot[None]) -> None:
+        game = app.table.game
+
+        def ready() -> bool:
+            view = game.view(0)
+            fitting = {move.card for move in view.legal if move.card is not None}
+            return bool(fitting) and DRAW in view.legal and len(view.hand) > len(fitting) + 1
+
+        screen = await advance(pilot, app, ready, "a turn with a card that does not fit")
+        hand = screen.query_one(HandView)
+        # enter on a card that does not fit
+        wrong = next(card for card in hand.cards if card not in hand.fitting)
+        expected = why_not(app, Move.lay(wrong))
+        count, position = game.move_count, game.position()
+        await select_card(pilot, hand, wrong)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert str(status(app).content) == expected
+        assert status(app).has_class("error")
+        assert (game.move_count, game.position()) == (count, position)
+        assert awaiting(app)
+        # lay a card that fits, then try to draw
+        await pilot.press("down")  # the next card that fits
+        assert hand.selected in hand.fitting
+        await pilot.press("enter")
+        assert game.move_count == count + 1
+        assert game.turn == 0
+        assert not status(app).has_class("error")
+        expected = why_not(app, DRAW)
+        assert screen.query_one("#draw", Button).disabled
+        await pilot.press("d")
+        await pilot.pause()
+        assert str(status(app).content) == expected
+        assert status(app).has_class("error")
+        assert game.move_count == count + 1
+        await pilot.press("e")
+        assert game.record_moves()[count + 1] == "0 pass"
+
+    run(app, script)
+
+
+# -- save and resume ------------------------------------------------------------------------------------------------
+
+
+def test_save_quit_and_resume_at_the_same_position(tmp_path: Path) -> None:
+    path = tmp_path / "game.jsonl"
+    app = ElferRausApp(choices("human", "greedy", "random"), seed=15, start=True, save_path=str(path))
+    saved: dict[str, object] = {}
+
+    async def first(pilot: Pilot[None]) -> None:
+        screen = await advance(pilot, app, lambda: fresh_turn(app), "a turn with a choice after a lay")
+        await select_card(pilot, screen.query_one(HandView), first_fitting(app))
+        await pilot.press("enter")  # the turn is under way when saving
+        assert awaiting(app)
+        saved["position"] = app.table.game.position()
+        saved["moves"] = app.table.game.record_moves()
+        await pilot.press("s")
+        await pilot.pause()
+        assert path.exists()
+        assert [n.message for n in app._notifications][-1].endswith(str(path))
+        await pilot.press("q")
+        await pilot.pause()
+        assert isinstance(app.screen, QuitScreen)
+        await pilot.press("y")
+
+    run(app, first)
+    assert not app.is_running
+    assert len(path.read_text(encoding="utf-8").splitlines()) == 1
+
+    table, finished = load_saved(str(path))
+    assert finished == []
+    assert table.game.position() == saved["position"]
+    resumed = ElferRausApp(choices("human", "medium"), table=table, save_path=str(path))
+
+    async def second(pilot: Pilot[None]) -> None:
+        screen = await my_turn(pilot, resumed)
+        assert resumed.table is table
+        assert table.game.position() == saved["position"]  # the person is still to move
+        assert screen.query_one(HandView).cards == tuple(table.game.hand(0))
+        assert table.names == ["You", "Computer 2", "Computer 3"]
+        assert [bot.name for bot in table.bots.values()] == ["greedy", "random"]
+        count = table.game.move_count
+        await act(pilot, resumed)
+        assert table.game.move_count > count
+        await pilot.press("s")  # saving again replaces the file
+        await pilot.pause()
+
+    run(resumed, second)
+    again, _ = load_saved(str(path))
+    assert again.game.record_moves()[: len(saved["moves"])] == saved["moves"]
+    assert again.game.move_count > len(saved["moves"])
+
+
+def test_save_and_quit_button(tmp_path: Path) -> None:
+    path = tmp_path / "saved.jsonl"
+    app = ElferRausApp(choices("human", "greedy"), seed=2, start=True, save_path=str(path))
+
+    async def script(pilot: Pilot[None]) -> None:
+        await my_turn(pilot, app)
+        await pilot.press("q")
+        await pilot.pause()
+        await pilot.click("#save")
+
+    run(app, script)
+    assert not app.is_running
+    table, _ = load_saved(str(path))
+    assert table.game.position() == app.table.game.position()
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        (None, "No such file or directory"),
+        ("", "there is no game in it"),
+        ("\n\n", "there is no game in it"),
+        ('{"format": "elferraus/1"\n', "line 1 is not JSON"),
+        ("[1, 2]\n", "line 1 is not a game record"),
+        ('{"format": "elferraus/1"}\n', "line 1:"),
+    ],
+    ids=["missing", "empty", "blank", "not-json", "not-an-object", "broken-record"],
+)
+def test_resume_refuses_a_bad_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str | None, reason: str
+) -> None:
+    path = tmp_path / "saved.jsonl"
+    if content is not None:
+        path.write_text(content, encoding="utf-8")
+    parser = build_parser()
+    args = parser.parse_args(["play", "--resume", str(path), "--lang", "en"])
+    assert run_tui(args, parser) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith(f"elferraus play: cannot resume {path}: ")
+    assert reason in err
+
+
+def test_resume_a_finished_round_of_a_match(tmp_path: Path) -> None:
+    path = tmp_path / "match.jsonl"
+    table = Table(TableSetup((Seat("You"), Seat("Computer 2", "greedy")), rounds=3, seed=5))
+    game, rng = table.game, random.Random(5)
+    while not game.is_over():
+        game.push(rng.choice(game.legal_moves()) if table.is_person(game.turn) else table.computer_move())
+    path.write_text(json.dumps(table.record()) + "\n", encoding="utf-8")
+    resumed, finished = load_saved(str(path))
+    assert len(finished) == 1
+    assert resumed.match.scores == [game.penalties()]
+    assert resumed.game.metadata["round"] == 2
+
+
+# -- quitting -------------------------------------------------------------------------------------------------------
+
+
+def test_quit_asks_first() -> None:
+    app = ElferRausApp(choices("human", "greedy"), seed=3, start=True)
+
+    async def script(pilot: Pilot[None]) -> None:
+        await my_turn(pilot, app)
+        await pilot.press("q")
+        await pilot.pause()
+        assert isinstance(app.screen, QuitScreen)
+        await pilot.press("n")
+        await pilot.pause()
+        assert awaiting(app)
+        await pilot.press("q")
+        await pilot.pause()
+        await pilot.press("escape")
+        await pilot.pause()
+        assert awaiting(app)
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert isinstance(app.screen, QuitScreen)
+        await pilot.click("#cancel")
+        await pilot.pause()
+        assert app.is_running
+        await pilot.press("q")
+        await pilot.pause()
+        await pilot.press("y")
+
+    run(app, script)
+    assert not app.is_running
+    assert app.return_code == 0
+
+
+# -- layout ---------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("size", "narrow"), [(SMALL, True), (LARGE, False)], ids=["80x24", "160x50"])
+def test_the_table_lays_out_at_both_sizes(size: tuple[int, int], narrow: bool) -> None:
+    app = ElferRausApp(choices("human", "greedy", "random", "greedy", "greedy", "random"), seed=2, start=True)
+
+    async def script(pilot: Pilot[None]) -> None:
+        screen = await my_turn(pilot, app)
+        await pilot.pause()
+        assert screen.has_class("narrow") is narrow
+        main = screen.query_one("#main").region
+        log = screen.query_one("#log").region
+        width, height = size
+        if narrow:  # the log below the table
+            assert log.y >= main.bottom
+            assert log.width == width
+        else:  # beside it
+            assert log.x >= main.right
+            assert log.y == main.y
+        for selector in ("#title", "#opponents", "#rows", "#status", "#hand", "#actions", "#log"):
+            region = screen.query_one(selector).region
+            assert region.width > 0, selector
+            assert region.right <= width, selector
+            assert region.bottom <= height, selector
+        assert screen.query_one("#opponents").region.height == 5
+        footer = {
+            key: active.binding.description for key, active in screen.active_bindings.items() if active.binding.show
+        }
+        assert (footer["d"], footer["e"], footer["h"], footer["q"]) == ("draw", "end turn", "hint", "quit")
+        assert "z" not in footer
+        await act(pilot, app)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, TableScreen)
+
+    run(app, script, size)
+
+
+def test_the_log_moves_when_the_terminal_grows() -> None:
+    app = ElferRausApp(choices("human", "greedy"), seed=2, start=True)
+
+    async def script(pilot: Pilot[None]) -> None:
+        screen = await my_turn(pilot, app)
+        assert screen.has_class("narrow")
+        await pilot.resize_terminal(*LARGE)
+        await pilot.pause()
+        assert not screen.has_class("narrow")
+        assert screen.query_one("#log").region.x >= screen.query_one("#main").region.right
+        await pilot.resize_terminal(111, 40)
+        await pilot.pause()
+        assert screen.has_class("narrow")
+        await pilot.resize_terminal(112, 40)
+        await pilot.pause()
+        assert not screen.has_class("narrow")
+
+    run(app, script)
+
+
+# -- German ---------------------------------------------------------------------------------------------------------
+
+
+def test_the_table_speaks_german() -> None:
+    app = ElferRausApp(choices("human", "greedy", "random"), lang="de", seed=5, start=True)
+
+    async def script(pilot: Pilot[None]) -> None:
+        screen = await my_turn(pilot, app)
+        labels = [str(button.label) for button in screen.query(Button)]
+        assert labels == ["Ziehen (z)", "Zug beenden (b)", "Tipp (h)", "Zurück (u)"]
+        assert str(status(app).content).startswith("du bist dran")
+        footer = {
+            key: active.binding.description for key, active in screen.active_bindings.items() if active.binding.show
+        }
+        assert footer["enter"] == "anlegen"
+        assert footer["z"] == "ziehen"  # German players see the German keys
+        assert footer["b"] == "Zug beenden"
+        assert "d" not in footer
+        assert "e" not in footer
+        assert (footer["h"], footer["u"], footer["q"]) == ("Tipp", "zurück", "beenden")
+        assert app.table.names == ["Du", "Computer 2", "Computer 3"]
+        await act(pilot, app)
+        await pilot.pause()
+        assert log_lines(app) == expected_log(app)
+        assert log_lines(app)[-1].startswith("Du ")
+        await pilot.press("q")
+        await pilot.pause()
+        quit_screen = app.screen
+        assert isinstance(quit_screen, QuitScreen)
+        assert [str(b.label) for b in quit_screen.query(Button)] == ["Beenden", "Speichern und beenden", "Abbrechen"]
+        await pilot.press("j")  # ja
+
+    run(app, script)
+    assert not app.is_running
+
+
+@pytest.mark.parametrize(("rounds", "lines"), [(1, 1), (2, 2)])
+def test_the_winner_line_speaks_of_a_match_only_in_a_match(rounds: int, lines: int) -> None:
+    table = finished_table((None, "greedy"), seed=5, rounds=rounds)
+    table.finish_round()
+    while not table.match.is_over():
+        table.next_round()
+        game = table.game
+        while not game.is_over():
+            game.push(game.legal_moves()[0] if table.is_person(game.turn) else table.computer_move())
+        table.finish_round()
+    assert len(winner_line(table, "en").splitlines()) == lines
+
+
+def test_ctrl_q_asks_before_quitting() -> None:
+    app = ElferRausApp(choices("human", "greedy"), seed=9, start=True)
+
+    async def script(pilot: Pilot[None]) -> None:
+        await my_turn(pilot, app)
+        await pilot.press("ctrl+q")
+        await until(pilot, lambda: isinstance(app.screen, QuitScreen), "the quit question")
+        await pilot.press("n")
+        await until(pilot, lambda: isinstance(app.screen, TableScreen), "the table again")
+
+    run(app, script)

@@ -1,0 +1,136 @@
+"""The words the table shows about turns (``elferraus.tui.turns``): moves in, words out, in both languages."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from elferraus.cards import Card
+from elferraus.game import Game
+from elferraus.i18n import Lang
+from elferraus.tui.turns import describe_turn, is_opening, last_lay, last_turns, log_line
+
+NAMES = ["Anna", "Ben", "Cleo"]
+
+
+@pytest.mark.parametrize(
+    ("moves", "players", "expected"),
+    [
+        ([], 3, [[], [], []]),
+        (["2 R11"], 3, [[], [], ["R11"]]),
+        (["2 R11", "0 R10", "0 G11", "0 pass"], 3, [["R10", "G11", "pass"], [], ["R11"]]),
+        (
+            ["2 R11", "0 R10", "0 pass", "1 draw", "1 draw", "1 Y4", "2 pass"],
+            3,
+            [["R10", "pass"], ["draw", "draw", "Y4"], ["pass"]],
+        ),
+        # a seat's new turn replaces its last one
+        (["0 R11", "1 draw", "1 pass", "0 R10", "0 pass"], 2, [["R10", "pass"], ["draw", "pass"]]),
+        # the reader's own draws carry the card; the word is all that counts
+        (["0 R11", "1 draw B7", "1 pass"], 2, [["R11"], ["draw", "pass"]]),
+        (["3 Y11"], 4, [[], [], [], ["Y11"]]),
+    ],
+    ids=["none", "opening", "several-lays", "draws", "next-turn", "own-draw", "four-seats"],
+)
+def test_last_turns(moves: list[str], players: int, expected: list[list[str]]) -> None:
+    assert last_turns(moves, players) == expected
+
+
+@pytest.mark.parametrize(
+    ("actions", "opening", "english", "german"),
+    [
+        ([], False, "", ""),
+        ([], True, "", ""),
+        (["R11"], True, "opened with R11", "eröffnete mit R11"),
+        (["R11"], False, "laid R11", "legte R11"),
+        (["R10", "G11", "pass"], False, "laid R10 G11", "legte R10 G11"),
+        (["draw"], False, "drew 1", "zog 1"),
+        (["draw", "draw", "draw", "pass"], False, "drew 3", "zog 3"),
+        (["draw", "draw", "Y4"], False, "drew 2, laid Y4", "zog 2, legte Y4"),
+        (["draw", "Y4", "pass"], False, "drew 1, laid Y4", "zog 1, legte Y4"),
+        (["pass"], False, "ended the turn", "beendete den Zug"),
+        (["pass"], True, "ended the turn", "beendete den Zug"),
+    ],
+)
+def test_describe_turn(actions: list[str], opening: bool, english: str, german: str) -> None:
+    assert describe_turn(actions, opening=opening, lang="en") == english
+    assert describe_turn(actions, opening=opening, lang="de") == german
+
+
+@pytest.mark.parametrize(
+    ("text", "lang", "you", "show_draws", "expected"),
+    [
+        ("0 R10", "en", None, True, "Anna laid R10"),
+        ("0 R10", "de", None, True, "Anna legt R10 an"),
+        ("0 R10", "en", 0, True, "You laid R10"),
+        ("0 R10", "de", 0, False, "Du legst R10 an"),
+        ("0 R10", "en", 1, True, "Anna laid R10"),
+        ("1 draw Y4", "en", 1, True, "You drew Y4"),
+        ("1 draw Y4", "de", 1, True, "Du ziehst Y4"),
+        ("1 draw Y4", "en", None, True, "Ben drew Y4"),
+        ("1 draw Y4", "de", None, True, "Ben zieht Y4"),
+        ("1 draw Y4", "en", None, False, "Ben drew a card"),
+        ("1 draw Y4", "de", None, False, "Ben zieht eine Karte"),
+        ("1 draw Y4", "en", 1, False, "Ben drew a card"),
+        ("1 draw", "en", 0, True, "Ben drew a card"),
+        ("1 draw", "de", 0, True, "Ben zieht eine Karte"),
+        ("2 pass", "en", None, True, "Cleo ended the turn"),
+        ("2 pass", "de", None, False, "Cleo beendet den Zug"),
+        ("2 pass", "en", 2, True, "You ended your turn"),
+        ("2 pass", "de", 2, True, "Du beendest deinen Zug"),
+    ],
+)
+def test_log_line(text: str, lang: Lang, you: int | None, show_draws: bool, expected: str) -> None:
+    assert log_line(text, NAMES, lang, you=you, show_draws=show_draws) == expected
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_log_line_never_shows_a_drawn_card_when_told_not_to(lang: Lang, seed: int) -> None:
+    game = Game.deal(3, seed=seed)
+    rng = random.Random(seed)
+    while not game.is_over():
+        game.push(rng.choice(game.legal_moves()))
+    moves = game.record_moves()
+    drawn = {text.split()[2] for text in moves if text.split()[1] == "draw"}
+    assert drawn, "choose a seed with draws"
+    for text in moves:
+        for you in (None, 0, 1, 2):
+            line = log_line(text, NAMES, lang, you=you, show_draws=False)
+            if text.split()[1] == "draw":
+                assert not any(card in line.split() for card in drawn), line
+                assert line.startswith(NAMES[int(text.split()[0])])
+        shown = log_line(text, NAMES, lang, you=None, show_draws=True)
+        if text.split()[1] == "draw":
+            assert shown.split()[-1] == text.split()[2]
+
+
+@pytest.mark.parametrize(
+    ("moves", "seat", "expected"),
+    [
+        ([], 0, False),
+        (["0 R11"], 0, True),
+        (["0 R11"], 1, False),
+        (["0 R11", "1 pass", "2 draw"], 0, True),
+        (["0 R11", "1 pass", "0 R10"], 0, False),
+        (["2 Y11", "0 Y10", "0 pass"], 2, True),
+        (["2 Y11", "0 Y10", "0 pass"], 0, False),
+    ],
+)
+def test_is_opening(moves: list[str], seat: int, expected: bool) -> None:
+    assert is_opening(moves, seat) is expected
+
+
+@pytest.mark.parametrize(
+    ("moves", "expected"),
+    [
+        ([], None),
+        (["0 R11"], "R11"),
+        (["0 R11", "1 draw", "1 pass"], "R11"),
+        (["0 R11", "1 R12", "1 Y11", "1 pass", "2 draw G4", "2 draw"], "Y11"),
+        (["2 B11", "0 B10", "0 pass", "1 draw", "1 B12"], "B12"),
+    ],
+)
+def test_last_lay(moves: list[str], expected: str | None) -> None:
+    assert last_lay(moves) == (Card.parse(expected) if expected else None)
