@@ -518,3 +518,18 @@ def test_undo_skips_turns_without_a_choice(seed: int) -> None:
         seat = game.turn
         game.push(game.legal_moves()[0] if table.is_person(seat) else table.computer_move())
     assert checked > 0
+
+
+def test_a_resumed_match_keeps_each_records_scores_apart() -> None:
+    """Scoring the resumed round must not change the record it was resumed from, nor a record taken before."""
+    table = Table(TableSetup(seats=(Seat("You"), Seat("G", "greedy")), rounds=3, seed=2))
+    saved = json.loads(json.dumps(table.record()))
+    resumed = Table.from_record(saved)
+    game = resumed.game
+    while not game.is_over():
+        game.push(game.legal_moves()[0] if resumed.is_person(game.turn) else resumed.computer_move())
+    before = resumed.record()
+    resumed.finish_round()
+    assert saved["match"]["scores"] == []
+    assert before["match"]["scores"] == []
+    assert resumed.match.scores == [game.penalties()]

@@ -16,6 +16,7 @@ an ``elferraus/1`` record that can be resumed later.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -252,7 +253,7 @@ class Table:
         """The current game as an ``elferraus/1`` record, with what resuming needs under the extra keys
         ``names``, ``bots`` (a level, or ``"human"``) and ``match`` (seed, rounds, target, and the
         penalty points of the rounds before this one)."""
-        return write_record(self.game)
+        return copy.deepcopy(write_record(self.game))  # a snapshot: later play must not change it
 
     @classmethod
     def from_record(cls, data: object) -> Table:
@@ -277,6 +278,7 @@ class Table:
             seed, rounds, target, scores = _match_fields(info, game.players)
             preset = game.rules.preset_name
             setup = TableSetup(seats, preset if preset is not None else "classic", rounds, target, seed)
+            scores = [list(row) for row in scores]  # the match's own list, not the record's
             match = Match(game.players, game.rules, rounds=rounds, target=target, seed=seed, scores=scores)
         except (TypeError, ValueError, KeyError) as error:
             raise RecordError(f"the record's match information is broken: {error}") from None

@@ -144,6 +144,9 @@ class ElferRausApp(App[None]):
             directory = path.parent if str(path.parent) else Path()
             with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=directory, delete=False) as handle:
                 handle.write(text)
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(handle.name, 0o666 & ~umask)  # a save file like any other, not the temporary file's 0600
             os.replace(handle.name, path)
         except OSError as error:
             self.notify(tr("save_failed", self.lang, path=path, error=error.strerror or error), severity="error")

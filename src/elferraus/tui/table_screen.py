@@ -156,6 +156,7 @@ class TableScreen(Screen[None]):
         self.hidden = len(people) > 1
         self._logged = 0
         self.query_one("#log", RichLog).clear()
+        self._log_new_moves()  # a resumed game shows its history so far
         self.query_one("#note", Static).update("")
         self.refresh_table()
         self.query_one("#hand", HandView).focus()
