@@ -6,7 +6,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: play test check lint typecheck bench clean
+CHROMIUM ?= /usr/bin/chromium
+
+.PHONY: play test check lint typecheck browser bench clean
 
 $(STAMP): requirements/dev.lock pyproject.toml src/elferraus/_core.c
 	$(PYTHON) -m venv $(VENV)
@@ -17,8 +19,8 @@ $(STAMP): requirements/dev.lock pyproject.toml src/elferraus/_core.c
 play: $(STAMP)
 	$(BIN)/elferraus play
 
-test: lint typecheck
-	$(BIN)/pytest -n 2
+test: lint typecheck browser
+	ELFERRAUS_CHROMIUM=$(CHROMIUM) $(BIN)/pytest -n 2
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks
@@ -26,6 +28,13 @@ lint: $(STAMP)
 
 typecheck: $(STAMP)
 	$(BIN)/mypy --strict src
+
+# The browser tests drive Debian's Chromium; as root with apt, the set-up installs it.
+browser:
+	@test -x $(CHROMIUM) || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null \
+		&& echo "installing chromium for the browser tests ..." \
+		&& apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } \
+		|| { echo "The browser tests need Chromium at $(CHROMIUM): install the chromium package, or make test CHROMIUM=/path/to/chromium"; exit 1; }
 
 bench: $(STAMP)
 	$(PYTHON) -m venv .venv-bench

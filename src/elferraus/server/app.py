@@ -11,10 +11,14 @@ from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.datastructures import MutableHeaders
+from starlette.middleware import Middleware
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
 from elferraus.i18n import COLOR_WORDS, MESSAGES, Lang
@@ -247,4 +251,26 @@ def create_app(db_path: str = "elferraus.sqlite3", *, static_dir: Path | None = 
         WebSocketRoute("/ws/{code}", websocket_endpoint),
         Mount("/static", StaticFiles(directory=assets, check_dir=False), name="static"),
     ]
-    return Starlette(routes=routes, lifespan=lifespan)
+    middleware = [Middleware(GZipMiddleware, minimum_size=512), Middleware(RevalidateStatic)]
+    return Starlette(routes=routes, lifespan=lifespan, middleware=middleware)
+
+
+class RevalidateStatic:
+    """The page's files are checked again on every load (answered 304 by ETag when unchanged):
+    a new version of the game is never mixed with an old cached module."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not str(scope.get("path", "")).startswith("/static/"):
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_header(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                headers["Cache-Control"] = "no-cache"
+            await send(message)
+
+        await self.app(scope, receive, send_with_header)

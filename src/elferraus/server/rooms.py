@@ -144,7 +144,9 @@ class Room:
         self.seats = seats
         self.store = store
         self.status: Status = "waiting"
-        self.seq = 0
+        self.seq = time.time_ns() // 1000
+        """Raised by every change; it starts from the clock (in microseconds) so that it keeps growing
+        across restarts, and a move meant for a moment before a restart is always stale."""
         self.table: Table | None = None
         self.game_id: int | None = None
         self.lock = asyncio.Lock()
@@ -220,7 +222,14 @@ class Room:
                 game = game_payload(current, self.game_id, self._public_moves[1])
                 if seat is not None:
                     view = view_payload(current.view(seat))
-            message = {"type": "state", "seq": self.seq, "room": self.room_payload(), "view": view, "game": game}
+            message = {
+                "type": "state",
+                "seq": self.seq,
+                "seat": seat,
+                "room": self.room_payload(),
+                "view": view,
+                "game": game,
+            }
             text = json.dumps(message, separators=(",", ":"))
             if len(self._cache) > 64:
                 self._cache.clear()

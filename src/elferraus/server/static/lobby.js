@@ -1,0 +1,114 @@
+// The lobby: create a game (seats, rules, length) or go to a room by its code.
+
+import { h, fill } from "./dom.js";
+import { t, lang } from "./i18n.js";
+import { SYMBOLS } from "./cards.js";
+import { levelWord } from "./table.js";
+
+const LEVELS = ["easy", "medium", "hard", "expert"];
+const PRESET_NAMES = ["classic", "ravensburger", "beginners"];
+const ROUND_CHOICES = [1, 3, 5, 10];
+const PACE_CHOICES = [0.4, 0.8, 1.5, 0];
+const CODE_ALPHABET = /[^ABCDEFGHJKMNPQRSTUVWXYZ23456789]/g;
+
+
+export class Lobby {
+  constructor(root, ctx) {
+    this.root = root;
+    this.ctx = ctx;
+    this.values = { name: "", players: 4, seats: ["open", "computer:medium", "computer:medium", "computer:medium", "computer:medium"], fill: "medium", rules: "classic", rounds: 1, pace: 0.8 };
+    ctx.setContext("");
+    ctx.setConnection("");
+    this.render();
+  }
+
+  title() {
+    return t("setup_heading");
+  }
+
+  relabel() {
+    this.render();
+  }
+
+  select(testid, label, options, value, onchange) {
+    const id = `f-${testid}`;
+    return h("div", { class: "field" }, h("label", { for: id }, label),
+      h("select", { id, "data-testid": testid, onchange: (e) => onchange(e.target.value) },
+        options.map(([v, text]) => h("option", { value: String(v), selected: String(v) === String(value) }, text))));
+  }
+
+  render() {
+    const v = this.values;
+    const levels = LEVELS.map((level) => [`computer:${level}`, t("web_seat_computer", { level: levelWord(level) })]);
+    const seatFields = [];
+    for (let i = 1; i < v.players; i++) {
+      seatFields.push(this.select(`seat-kind-${i}`, t("setup_seat", { n: i + 1 }),
+        [["open", t("web_seat_friend")], ...levels], v.seats[i - 1], (value) => { v.seats[i - 1] = value; }));
+    }
+    const fmt = (seconds) => (seconds ? t("pace_option", { seconds: seconds.toLocaleString(lang()) }) : t("pace_instant"));
+    this.error = h("p", { class: "error", role: "alert", "data-testid": "lobby-error" });
+    const form = h("form", { class: "card-panel create", "data-testid": "create-form", onsubmit: (e) => { e.preventDefault(); this.create(); } },
+      h("h2", {}, t("setup_heading")),
+      h("div", { class: "field" }, h("label", { for: "f-name" }, t("web_your_name")),
+        h("input", { id: "f-name", "data-testid": "create-name", autocomplete: "nickname", maxlength: "24", value: v.name,
+          placeholder: t("name_player", { n: 1 }), oninput: (e) => { v.name = e.target.value; } })),
+      this.select("players", t("setup_players"), [2, 3, 4, 5, 6].map((n) => [n, String(n)]), v.players,
+        (value) => { v.players = Number(value); this.render(); document.getElementById("f-players").focus(); }),
+      h("fieldset", { class: "seats-fields" }, h("legend", {}, t("web_other_seats")), seatFields),
+      this.select("rules", t("setup_rules"), PRESET_NAMES.map((p) => [p, t(`rules_${p}`)]), v.rules, (value) => { v.rules = value; }),
+      this.select("rounds", t("setup_length"), ROUND_CHOICES.map((n) => [n, n === 1 ? t("length_single") : t("length_rounds", { n })]),
+        v.rounds, (value) => { v.rounds = Number(value); }),
+      h("details", { class: "more" }, h("summary", {}, t("web_more_options")),
+        this.select("fill", t("web_fill"), LEVELS.map((level) => [level, levelWord(level)]), v.fill, (value) => { v.fill = value; }),
+        this.select("pace", t("setup_pace"), PACE_CHOICES.map((s) => [s, fmt(s)]), v.pace, (value) => { v.pace = Number(value); })),
+      this.select("create-lang", t("setup_language"), [["en", t("language_en")], ["de", t("language_de")]], lang(),
+        (value) => this.ctx.switchLang(value)),
+      this.error,
+      h("button", { class: "primary", type: "submit", "data-testid": "create" }, t("web_create")));
+    const codeInput = h("input", { id: "f-code", "data-testid": "room-code", autocomplete: "off", autocapitalize: "characters",
+      spellcheck: "false", maxlength: "12", placeholder: "ABC234" });
+    const join = h("form", { class: "card-panel join", onsubmit: (e) => {
+      e.preventDefault();
+      const code = codeInput.value.toUpperCase().replace(CODE_ALPHABET, "");
+      if (code) location.assign(`/r/${code}`);
+      else codeInput.focus();
+    } },
+    h("h2", {}, t("web_join_heading")),
+    h("div", { class: "field" }, h("label", { for: "f-code" }, t("web_room_code")), codeInput),
+    h("button", { type: "submit", "data-testid": "go-room" }, t("web_go")));
+    const rooms = this.ctx.knownRooms();
+    fill(this.root,
+      h("div", { class: "lobby" },
+        h("section", { class: "intro" }, h("h1", {}, t("app_title")), h("p", {}, t("web_tagline")),
+          h("p", { class: "symbols", "aria-hidden": "true" }, ["R", "Y", "G", "B"].map((c) =>
+            h("span", { class: `mini c-${c}` }, `${SYMBOLS[c]}${c}11`)))),
+        form, join,
+        rooms.length ? h("section", { class: "card-panel rooms" }, h("h2", {}, t("web_your_rooms")),
+          h("ul", {}, rooms.map((code) => h("li", {}, h("a", { href: `/r/${code}`, "data-testid": `room-${code}` }, code))))) : null));
+    this.root.className = "lobby-screen";
+  }
+
+  async create() {
+    const v = this.values;
+    const seats = [];
+    for (let i = 1; i < v.players; i++) {
+      const kind = v.seats[i - 1] || "open";
+      seats.push(kind === "open" ? { kind: "open" } : { kind: "computer", level: kind.split(":")[1] });
+    }
+    const body = {
+      name: v.name.trim() || t("name_player", { n: 1 }), players: v.players, rules: v.rules, rounds: v.rounds,
+      fill: v.fill, seats, away: 60, pace: v.pace,
+    };
+    const button = this.root.querySelector('[data-testid="create"]');
+    button.disabled = true;
+    this.error.textContent = "";
+    try {
+      const room = await this.ctx.api("/api/rooms", body);
+      this.ctx.remember(room.code, room.token, room.seat ?? 0);
+      location.assign(`${room.link || `/r/${room.code}#t=${room.token}`}&s=${room.seat ?? 0}`);
+    } catch (error) {
+      this.error.textContent = error.message;
+      button.disabled = false;
+    }
+  }
+}

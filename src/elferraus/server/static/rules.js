@@ -1,0 +1,61 @@
+// The rules in short, in the reader's language (the switch in the header
+// changes it; /rules?lang=de opens it in German). The words come from the
+// catalogue and agree with docs/rules.md and docs/regeln.md.
+
+import { h, fill } from "./dom.js";
+import { t, colorName } from "./i18n.js";
+import { SYMBOLS } from "./cards.js";
+import { renderBoard } from "./table.js";
+
+export class RulesScreen {
+  constructor(root, ctx) {
+    this.root = root;
+    this.ctx = ctx;
+    this.render();
+  }
+
+  title() {
+    return t("web_rules_title");
+  }
+
+  relabel() {
+    this.render();
+  }
+
+  render() {
+    this.ctx.setContext(t("web_rules_link"));
+    this.ctx.setConnection("");
+    const paragraphs = t("help_rules", { max_draws: 3, must_play: "" }).split("\n").filter(Boolean);
+    const colors = ["R", "Y", "G", "B"].map((c) => h("li", {}, h("span", { class: `mini c-${c}` }, `${SYMBOLS[c]} ${c}`), " ", colorName(c)));
+    fill(this.root, h("article", { class: "rules", "data-testid": "rules-page" },
+      h("h1", {}, t("web_rules_title")),
+      h("p", { class: "lead" }, paragraphs[0]),
+      h("h2", {}, t("web_rules_cards")),
+      h("p", {}, t("web_rules_deal")),
+      h("ul", { class: "color-list" }, colors),
+      h("h2", {}, t("web_rules_table_head")),
+      h("p", {}, paragraphs[1] || ""),
+      h("p", {}, t("web_rules_opening")),
+      h("div", { class: "board-wrap example", "aria-label": t("web_rules_example"), role: "group" },
+        renderBoard({ R: [8, 13], Y: [11, 13], B: [10, 11] }, "RYGB", "R13")),
+      h("p", { class: "muted" }, t("web_rules_table")),
+      h("h2", {}, t("web_rules_turn_head")),
+      h("p", {}, paragraphs[2] || ""),
+      h("p", {}, t("web_rules_after_lay")),
+      h("p", {}, paragraphs[3] || ""),
+      h("p", {}, t("web_rules_last_draw")),
+      h("p", {}, paragraphs[4] || ""),
+      h("h2", {}, t("web_rules_end_head")),
+      h("p", {}, t("web_rules_win")),
+      h("p", {}, paragraphs[5] || ""),
+      h("h2", {}, t("web_rules_variants")),
+      h("ul", {},
+        h("li", {}, t("rules_classic")),
+        h("li", {}, `${t("rules_ravensburger").split(":")[0]}: ${t("help_must_play").trim()} ${t("web_rules_must_drawn")}`),
+        h("li", {}, t("rules_beginners"))),
+      h("h2", {}, t("web_rules_keys_head")),
+      h("p", {}, t("web_keys")),
+      h("p", {}, h("a", { href: "/", class: "button" }, t("web_back_lobby")))));
+    this.root.className = "rules-screen";
+  }
+}
