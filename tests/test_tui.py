@@ -893,3 +893,29 @@ def test_ctrl_q_asks_before_quitting() -> None:
         await until(pilot, lambda: isinstance(app.screen, TableScreen), "the table again")
 
     run(app, script)
+
+
+def test_a_click_on_a_card_lays_it() -> None:
+    app = ElferRausApp(choices("human", "greedy", "random"), seed=5, start=True)
+
+    async def script(pilot: Pilot[None]) -> None:
+        for _ in range(40):
+            await my_turn(pilot, app)
+            screen = app.screen
+            assert isinstance(screen, TableScreen)
+            hand = screen.query_one("#hand", HandView)
+            fitting = [card for card in hand.cards if card in hand.fitting]
+            if fitting:
+                break
+            await pilot.press("d" if DRAW in app.table.game.legal_moves() else "e")
+        else:
+            raise AssertionError("no card fitted in 40 turns")
+        card = fitting[-1]
+        cell = next(cell for cell in hand.layout_cells(hand.content_size.width) if cell.card == card)
+        before = app.table.game.move_count
+        # The hand has one column of padding on the left.
+        await pilot.click("#hand", offset=(cell.column + 1, cell.line))
+        await until(pilot, lambda: app.table.game.move_count > before, "the lay")
+        assert app.table.game.history()[before][1] == Move.lay(card)
+
+    run(app, script)
