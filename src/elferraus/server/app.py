@@ -232,7 +232,8 @@ def create_app(db_path: str = "elferraus.sqlite3", *, static_dir: Path | None = 
         try:
             room = lobby().room(websocket.path_params["code"])
         except RoomError as error:
-            await websocket.send_text(json.dumps({"type": "error", "code": error.code, "message": error.message("en")}))
+            message = {"type": "error", "code": error.code, "message": error.message("en"), "seq": None}
+            await websocket.send_text(json.dumps(message))
             await websocket.close(1008)
             return
         await Connection(websocket, room).run()

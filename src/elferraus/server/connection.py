@@ -28,7 +28,11 @@ BURST = 40.0
 BAD_FRAMES_ALLOWED = 5
 """Malformed frames after which the connection is closed."""
 FLOOD_LIMIT = 20
-"""Frames refused for rate after which the connection is closed."""
+"""Frames refused for rate, in a burst, after which the connection is closed."""
+FLOOD_RATE = 2.0
+"""Refusals a second forgiven over time, so a page that bursts now and then is not closed in the long run."""
+CLOSE_TIMEOUT = 5.0
+"""Seconds the last words to a client sent away may take."""
 HELLO_TIMEOUT = 10.0
 POLICY_VIOLATION = 1008
 
@@ -65,9 +69,12 @@ class Connection:
         self._state_due = False
         self._wake = asyncio.Event()
         self._bucket = TokenBucket()
+        self._flood = TokenBucket(FLOOD_RATE, FLOOD_LIMIT)
+        """Refusals allowed: a client that keeps sending too fast runs out of these and is sent away."""
         self._bad = 0
         self._refused = 0
         self._closed = False
+        self._sending_away = False
 
     # -- out ------------------------------------------------------------------
 
@@ -86,11 +93,16 @@ class Connection:
         self.send({"type": "error", "code": code, "message": message, "seq": self.room.seq})
 
     async def _write(self) -> None:
-        while not self._closed:
+        while True:
             await self._wake.wait()
             self._wake.clear()
             while self._outbox:
                 await self.websocket.send_text(self._outbox.popleft())
+            if self._sending_away:
+                await self.websocket.close(POLICY_VIOLATION)
+                return
+            if self._closed:
+                return
             if self._state_due:
                 self._state_due = False
                 await self.websocket.send_text(self.room.state_text(self.seat))
@@ -117,18 +129,19 @@ class Connection:
         finally:
             self._closed = True
             self._wake.set()
-            writer.cancel()
+            if not self._sending_away:
+                writer.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
-                await writer
+                await asyncio.wait_for(writer, CLOSE_TIMEOUT)
 
     async def _hello(self) -> bool:
         try:
             frame = await asyncio.wait_for(self._receive(), HELLO_TIMEOUT)
         except TimeoutError:
-            await self._close_with("bad_frame", "no hello within 10 seconds")
+            await self._close_with("bad_frame", RoomError("bad_frame", "web_error_no_hello").message(self.lang))
             return False
         if frame is None or frame.get("type") != "hello":
-            await self._close_with("bad_frame", "the first message must be hello")
+            await self._close_with("bad_frame", RoomError("bad_frame", "web_error_hello_first").message(self.lang))
             return False
         lang = frame.get("lang")
         self.lang = "de" if lang == "de" else "en"
@@ -149,7 +162,7 @@ class Connection:
             raise WebSocketDisconnect(message.get("code", 1000))
         if not self._bucket.take():
             self._refused += 1
-            if self._refused > FLOOD_LIMIT:
+            if not self._flood.take():
                 await self._close_with("rate_limited", RoomError("rate_limited").message(self.lang))
             elif self._refused == 1 or self._refused % 10 == 0:
                 self.error("rate_limited", RoomError("rate_limited").message(self.lang))
@@ -158,7 +171,7 @@ class Connection:
         problem = None
         if text is None:
             problem = "bad_frame"
-        elif len(text) > MAX_FRAME:
+        elif len(text) > MAX_FRAME or (4 * len(text) > MAX_FRAME and len(text.encode()) > MAX_FRAME):
             problem = "too_big"
         else:
             try:
@@ -180,12 +193,11 @@ class Connection:
             self.error(code, message)
 
     async def _close_with(self, code: str, message: str) -> None:
+        """Send the client away: the errors queued so far, this one, then close (1008)."""
+        self.error(code, message)
+        self._sending_away = True
         self._closed = True
-        with contextlib.suppress(Exception):
-            await self.websocket.send_text(
-                json.dumps({"type": "error", "code": code, "message": message, "seq": self.room.seq})
-            )
-            await self.websocket.close(POLICY_VIOLATION)
+        self._wake.set()
 
     async def _handle(self, frame: dict[str, Any]) -> None:
         kind = frame.get("type")

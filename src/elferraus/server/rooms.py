@@ -127,7 +127,7 @@ class SeatState:
             "name": self.name,
             "kind": self.kind,
             "level": self.level,
-            "online": self.online > 0 if self.kind == "person" else True,
+            "online": self.online > 0 if self.kind == "person" else self.kind == "computer",
             "auto": self.auto,
         }
 
@@ -248,7 +248,9 @@ class Room:
         """Give the open ``seat`` to a person called ``name``; returns his token."""
         if self.status != "waiting":
             raise RoomError("wrong_status", "web_error_started")
-        if not 0 <= seat < len(self.seats) or self.seats[seat].kind != "open":
+        if not 0 <= seat < len(self.seats):
+            raise RoomError("bad_request", "web_error_no_seat", seat=seat)
+        if self.seats[seat].kind != "open":
             raise RoomError("seat_taken", "web_error_seat_taken", seat=seat)
         token = secrets.token_urlsafe(32)
         state = self.seats[seat]
@@ -339,6 +341,9 @@ class Room:
         assert self.table is not None
         record = self.table.record()
         deal = {key: value for key, value in record.items() if key not in ("moves", "result")}
+        # The match seed would deal every later round: it stays in the server (games.match_seed),
+        # never in a record that others may download.
+        deal["match"] = {key: value for key, value in deal.get("match", {}).items() if key != "seed"}
         self.game_id = self.store.add_game(self.code, self.table.setup.seed, len(self.table.match.scores) + 1, deal)
 
     def _finish_round(self) -> None:

@@ -57,5 +57,11 @@ export class RulesScreen {
       h("p", {}, t("web_keys")),
       h("p", {}, h("a", { href: "/", class: "button" }, t("web_back_lobby")))));
     this.root.className = "rules-screen";
+    // On a narrow screen the example scrolls sideways; start with the 11s in the middle, as the table does.
+    const wrap = this.root.querySelector(".board-wrap.example");
+    const eleven = wrap && wrap.querySelector(".cell.eleven");
+    if (wrap && eleven && wrap.scrollWidth > wrap.clientWidth) {
+      wrap.scrollLeft = Math.max(0, eleven.offsetLeft + eleven.offsetWidth / 2 - wrap.clientWidth / 2);
+    }
   }
 }

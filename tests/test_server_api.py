@@ -1,0 +1,449 @@
+"""The HTTP API of the web game: rooms, joining, records, words, health and the page."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import re
+import sqlite3
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from elferraus.i18n import MESSAGES, tr
+from elferraus.record import read_record
+from elferraus.server.app import STATIC
+from elferraus.server.client import RoomClient, ServerError, create_room, join_room
+from server_helpers import get, look, play_round, post, room_with_people, start, wait_online
+from web_helpers import serving
+
+CODE = re.compile(r"^[ABCDEFGHJKMNPQRSTUVWXYZ23456789]{6}$")
+TOKEN = re.compile(r"^[A-Za-z0-9_-]{43}$")
+
+
+def run(tmp_path: Path, test: Callable[[str], Awaitable[None]]) -> None:
+    """Run ``test(base)`` against a fresh server."""
+
+    async def main() -> None:
+        async with serving(str(tmp_path / "rooms.db")) as base:
+            await test(base)
+
+    asyncio.run(main())
+
+
+def refused(answer: httpx.Response, status: int, error: str, message: str) -> None:
+    assert answer.status_code == status, answer.text
+    assert answer.headers["content-type"].startswith("application/json")
+    assert answer.json() == {"error": error, "message": message}
+
+
+# -- creating a room ---------------------------------------------------------------
+
+
+def test_create_a_room(tmp_path: Path) -> None:
+    async def test(base: str) -> None:
+        answer = await post(base, "/api/rooms", json={"name": "  Anna   Lena ", "players": 3, "pace": 0})
+        assert answer.status_code == 201
+        room = answer.json()
+        assert set(room) == {"code", "seat", "token", "invite", "link"}
+        assert CODE.match(room["code"])
+        assert TOKEN.match(room["token"])
+        assert room["seat"] == 0
+        assert room["invite"] == f"/r/{room['code']}"
+        assert room["link"] == f"/r/{room['code']}#t={room['token']}"
+        shown = await get(base, f"/api/rooms/{room['code']}")
+        assert shown.status_code == 200
+        assert room["token"] not in shown.text
+        data = shown.json()
+        assert data["code"] == room["code"]
+        assert data["status"] == "waiting"
+        assert data["players"] == 3
+        assert [data[key] for key in ("rules", "rounds", "fill", "away", "pace")] == ["classic", 1, "medium", 60, 0]
+        assert data["round"] == 0
+        assert data["host"] == 0
+        assert data["scores"] == []
+        assert data["totals"] == [0, 0, 0]
+        host = {"seat": 0, "name": "Anna Lena", "kind": "person", "level": None, "online": False, "auto": False}
+        assert data["seats"][0] == host
+        # (an open seat's "online" says nothing: nobody sits there; the page shows it as free)
+        for seat in (1, 2):
+            assert {key: data["seats"][seat][key] for key in ("seat", "name", "kind", "level", "auto")} == {
+                "seat": seat,
+                "name": "",
+                "kind": "open",
+                "level": None,
+                "auto": False,
+            }
+        other = (await post(base, "/api/rooms", json={"name": "Ben"})).json()
+        assert other["code"] != room["code"]
+        assert other["token"] != room["token"]
+        assert (await get(base, f"/api/rooms/{other['code']}")).json()["players"] == 4
+
+    run(tmp_path, test)
+
+
+def test_create_with_every_setting(tmp_path: Path) -> None:
+    async def test(base: str) -> None:
+        body = {
+            "name": "Anna",
+            "players": 6,
+            "rules": "beginners",
+            "rounds": 20,
+            "fill": "easy",
+            "seats": [{"kind": "computer", "level": "hard"}, {"kind": "open"}, {"kind": "computer"}],
+            "away": 5,
+            "pace": 5,
+        }
+        room = (await post(base, "/api/rooms", json=body)).json()
+        data = (await get(base, f"/api/rooms/{room['code']}")).json()
+        assert (data["players"], data["rules"], data["rounds"], data["fill"]) == (6, "beginners", 20, "easy")
+        assert (data["away"], data["pace"]) == (5, 5)
+        kinds = [(seat["kind"], seat["level"]) for seat in data["seats"]]
+        free = ("open", None)
+        assert kinds == [("person", None), ("computer", "hard"), free, ("computer", "easy"), free, free]
+        assert data["seats"][1]["name"] == "Computer 2"
+        assert data["seats"][1]["online"] is True
+
+    run(tmp_path, test)
+
+
+def test_the_store_keeps_only_the_tokens_hash(tmp_path: Path) -> None:
+    async def test(base: str) -> None:
+        room = await create_room(base, name="Anna", players=2)
+        with sqlite3.connect(tmp_path / "rooms.db") as db:
+            stored = db.execute("SELECT token_hash FROM seats WHERE code = ? AND seat = 0", (room["code"],)).fetchone()
+        assert stored[0] == hashlib.sha256(room["token"].encode()).hexdigest()
+        for file in tmp_path.glob("rooms.db*"):
+            assert room["token"].encode() not in file.read_bytes()
+
+    run(tmp_path, test)
+
+
+SETTINGS = tr("web_error_settings", "en")
+INVALID: list[tuple[dict[str, Any], str]] = [
+    ({"players": 1}, "web_error_players"),
+    ({"players": 7}, "web_error_players"),
+    ({"players": 0}, "web_error_players"),
+    ({"players": -4}, "web_error_players"),
+    ({"players": 10**40}, "web_error_players"),
+    ({"players": True}, "web_error_settings"),
+    ({"players": "4"}, "web_error_settings"),
+    ({"players": 4.0}, "web_error_settings"),
+    ({"players": None}, "web_error_settings"),
+    ({"rules": "chaos"}, "web_error_rules"),
+    ({"rules": "Classic"}, "web_error_rules"),
+    ({"rules": ["classic"]}, "web_error_rules"),
+    ({"rounds": 0}, "web_error_rounds"),
+    ({"rounds": 21}, "web_error_rounds"),
+    ({"rounds": False}, "web_error_settings"),
+    ({"rounds": 2.5}, "web_error_settings"),
+    ({"fill": "godlike"}, "web_error_level"),
+    ({"fill": "EASY"}, "web_error_level"),
+    ({"away": 4}, "web_error_timing"),
+    ({"away": 3601}, "web_error_timing"),
+    ({"away": True}, "web_error_settings"),
+    ({"away": "60"}, "web_error_settings"),
+    ({"pace": -0.1}, "web_error_timing"),
+    ({"pace": 5.5}, "web_error_timing"),
+    ({"pace": None}, "web_error_settings"),
+    ({"seats": "open"}, "web_error_seats"),
+    ({"seats": {"kind": "open"}}, "web_error_seats"),
+    ({"seats": [{"kind": "open"}] * 4}, "web_error_seats"),
+    ({"seats": [{"kind": "robot"}]}, "web_error_seats"),
+    ({"seats": [{"kind": "person"}]}, "web_error_seats"),
+    ({"seats": [1]}, "web_error_seats"),
+    ({"seats": [{}]}, "web_error_seats"),
+    ({"seats": [{"kind": "computer", "level": "godlike"}]}, "web_error_level"),
+    ({"seats": [{"kind": "computer", "level": 3}]}, "web_error_level"),
+    ({"seats": [{"kind": "computer", "level": "random"}]}, "web_error_level"),
+    ({"name": ""}, "web_error_name"),
+    ({"name": "   "}, "web_error_name"),
+    ({"name": "x" * 21}, "web_error_name"),
+    ({"name": None}, "web_error_name"),
+    ({"name": 7}, "web_error_name"),
+    ({"name": ["Anna"]}, "web_error_name"),
+    ({"name": "Anna\x00"}, "web_error_name"),
+    ({"name": "An\x07na"}, "web_error_name"),
+    ({"name": "\x1b[31mAnna"}, "web_error_name"),
+    ({"name": "Anna\u202e"}, "web_error_name"),
+    ({"name": "An\u200bna"}, "web_error_name"),
+]
+
+
+def test_invalid_settings_are_refused_with_the_reason(tmp_path: Path) -> None:
+    async def test(base: str) -> None:
+        wrong = []
+        for change, key in INVALID:
+            body = {"name": "Anna", "players": 4, **change}
+            for lang in ("en", "de"):
+                answer = await post(base, f"/api/rooms?lang={lang}", json=body)
+                expected = {"error": "bad_request", "message": tr(key, lang)}
+                if answer.status_code != 400 or answer.json() != expected:
+                    wrong.append(f"{change} ({lang}): {answer.status_code} {answer.text}, expected {expected}")
+        assert not wrong
+        # none of them made a room
+        with sqlite3.connect(tmp_path / "rooms.db") as db:
+            assert db.execute("SELECT COUNT(*) FROM rooms").fetchone() == (0,)
+
+    run(tmp_path, test)
+
+
+def test_the_messages_name_what_was_wrong() -> None:
+    assert "2 to 6" in tr("web_error_players", "en")
+    assert "classic" in tr("web_error_rules", "en")
+    assert "1 to 20" in tr("web_error_rounds", "en")
+    assert "easy" in tr("web_error_level", "en")
+    assert "5-3600" in tr("web_error_timing", "en")
+    assert "kind" in tr("web_error_seats", "en")
+    assert "1 to 20 printable" in tr("web_error_name", "en")
+    assert "whole numbers" in SETTINGS
+    assert "JSON object" in tr("web_error_json", "en")
+
+
+def test_valid_edge_values_are_accepted(tmp_path: Path) -> None:
+    async def test(base: str) -> None:
+        for change in [
+            {"players": 2},
+            {"players": 6},
+            {"rounds": 1},
+            {"rounds": 20},
+            {"away": 5},
+            {"away": 3600},
+            {"pace": 0},
+            {"pace": 5.0},
+            {"name": "x" * 20},
+            {"name": "Ä" * 20},
+            {"name": "A\tB"},
+            {"seats": []},
+            {"rules": "ravensburger"},
+        ]:
+            answer = await post(base, "/api/rooms", json={"name": "Anna", **change})
+            assert answer.status_code == 201, (change, answer.text)
+        room = (await post(base, "/api/rooms", json={"name": "A\t\nB"})).json()
+        assert (await get(base, f"/api/rooms/{room['code']}")).json()["seats"][0]["name"] == "A B"
+
+    run(tmp_path, test)
+
+
+def test_a_body_that_is_not_a_json_object_is_refused(tmp_path: Path) -> None:
+    async def test(base: str) -> None:
+        message = tr("web_error_json", "en")
+        headers = {"content-type": "application/json"}
+        for body in [b"{name: Anna}", b"[1, 2]", b'["name", "Anna"]', b"42", b'"Anna"', b"null", b"\xff\xfe", b"{"]:
+            refused(await post(base, "/api/rooms", content=body, headers=headers), 400, "bad_request", message)
+        deep = b"[" * 4000 + b"]" * 4000
+        refused(await post(base, "/api/rooms", content=deep, headers=headers), 400, "bad_request", message)
+        # no body at all is an empty object: then the name is missing
+        refused(await post(base, "/api/rooms"), 400, "bad_request", tr("web_error_name", "en"))
+
+    run(tmp_path, test)
+
+
+def test_a_body_over_8_kb_is_refused(tmp_path: Path) -> None:
+    async def test(base: str) -> None:
+        too_big = tr("web_error_too_big", "en")
+        body = json.dumps({"name": "Anna", "pad": "x" * 9000}).encode()
+        refused(await post(base, "/api/rooms", content=body), 413, "too_big", too_big)
+
+        async def chunks() -> AsyncIterator[bytes]:
+            yield b'{"name": "Anna", "pad": "'
+            for _ in range(10):
+                yield b"x" * 1000
+            yield b'"}'
+
+        # sent in chunks, without a length: refused while reading
+        refused(await post(base, "/api/rooms", content=chunks()), 413, "too_big", too_big)
+        exact = {"name": "Anna", "players": 2, "pad": ""}
+        exact["pad"] = "x" * (8192 - len(json.dumps(exact)))
+        answer = await post(base, "/api/rooms", content=json.dumps(exact).encode())
+        assert len(json.dumps(exact)) == 8192
+        assert answer.status_code == 201
+        room = await create_room(base, name="Anna", players=2)
+        join = json.dumps({"name": "Ben", "seat": 1, "pad": "x" * 9000}).encode()
+        refused(await post(base, f"/api/rooms/{room['code']}/join", content=join), 413, "too_big", too_big)
+
+    run(tmp_path, test)
+
+
+# -- showing a room -------------------------------------------------------------------
+
+
+def test_show_a_room(tmp_path: Path) -> None:
+    async def test(base: str) -> None:
+        room = await create_room(base, name="Anna", players=2)
+        code = room["code"]
+        assert (await get(base, f"/api/rooms/{code}")).json()["code"] == code
+        # a code typed in lower case finds the room
+        answer = await get(base, f"/api/rooms/{code.lower()}")
+        assert answer.status_code == 200
+        assert answer.json()["code"] == code
+        missing = tr("web_error_no_room", "en")
+        for unknown in ["ZZZZZZ", code[:5], code + "A", "......", "%C3%84BCDEF"]:
+            refused(await get(base, f"/api/rooms/{unknown}"), 404, "no_room", missing)
+        refused(await get(base, "/api/rooms/ZZZZZZ?lang=de"), 404, "no_room", tr("web_error_no_room", "de"))
+
+    run(tmp_path, test)
+
+
+# -- joining -----------------------------------------------------------------------
+
+
+def test_join_a_seat(tmp_path: Path) -> None:
+    async def test(base: str) -> None:
+        room = await create_room(
+            base, name="Anna", players=4, seats=[{"kind": "open"}, {"kind": "computer", "level": "easy"}]
+        )
+        code = room["code"]
+        joined = await post(base, f"/api/rooms/{code.lower()}/join", json={"name": "Ben", "seat": 1})
+        assert joined.status_code == 200
+        data = joined.json()
+        assert set(data) == {"seat", "token", "link"}
+        assert data["seat"] == 1
+        assert TOKEN.match(data["token"])
+        assert data["token"] != room["token"]
+        assert data["link"] == f"/r/{code}#t={data['token']}"
+        seats = (await get(base, f"/api/rooms/{code}")).json()["seats"]
+        assert seats[1] == {"seat": 1, "name": "Ben", "kind": "person", "level": None, "online": False, "auto": False}
+        async with RoomClient(base, code, data["token"]) as ben:
+            state = await ben.until(lambda s: s["room"]["seats"][1]["online"])
+            assert state["room"]["seats"][1]["name"] == "Ben"
+
+    run(tmp_path, test)
+
+
+def test_joining_a_seat_that_is_not_free(tmp_path: Path) -> None:
+    async def test(base: str) -> None:
+        room = await create_room(
+            base, name="Anna", players=4, seats=[{"kind": "open"}, {"kind": "computer", "level": "easy"}]
+        )
+        code = room["code"]
+        await join_room(base, code, 1, "Ben")
+        before = await look(base, code)
+        for seat in [0, 1, 2]:
+            answer = await post(base, f"/api/rooms/{code}/join", json={"name": "Carl", "seat": seat})
+            refused(answer, 409, "seat_taken", tr("web_error_seat_taken", "en", seat=seat))
+        # a seat that does not exist is a bad request
+        for seat in [4, 99, -1, 10**30]:
+            answer = await post(base, f"/api/rooms/{code}/join", json={"name": "Carl", "seat": seat})
+            refused(answer, 400, "bad_request", tr("web_error_no_seat", "en", seat=seat))
+        seats = tr("web_error_seats", "en")
+        for bad in [True, "3", 3.0, None, [3]]:
+            answer = await post(base, f"/api/rooms/{code}/join", json={"name": "Carl", "seat": bad})
+            refused(answer, 400, "bad_request", seats)
+        refused(await post(base, f"/api/rooms/{code}/join", json={"name": "Carl"}), 400, "bad_request", seats)
+        for name in ["", "x" * 21, "Carl\x00", 5]:
+            answer = await post(base, f"/api/rooms/{code}/join", json={"name": name, "seat": 3})
+            refused(answer, 400, "bad_request", tr("web_error_name", "en"))
+        answer = await post(base, f"/api/rooms/{code}/join", content=b"[3]")
+        refused(answer, 400, "bad_request", tr("web_error_json", "en"))
+        answer = await post(base, "/api/rooms/ZZZZZZ/join", json={"name": "Carl", "seat": 3})
+        refused(answer, 404, "no_room", tr("web_error_no_room", "en"))
+        # nothing of that changed the room; seat 3 is still free
+        assert (await look(base, code)) == before
+        assert (await join_room(base, code, 3, "Carl"))["seat"] == 3
+
+    run(tmp_path, test)
+
+
+def test_joining_after_the_start_is_refused(tmp_path: Path) -> None:
+    async def test(base: str) -> None:
+        room = await create_room(base, name="Anna", players=3, pace=0, fill="easy")
+        async with RoomClient(base, room["code"], room["token"]) as anna:
+            await wait_online(anna, [0])
+            await start(anna)
+        with pytest.raises(ServerError) as refusal:
+            await join_room(base, room["code"], 1, "Ben")
+        assert refusal.value.status == 409
+        assert refusal.value.code == "wrong_status"
+        answer = await post(base, f"/api/rooms/{room['code']}/join?lang=de", json={"name": "Ben", "seat": 2})
+        refused(answer, 409, "wrong_status", tr("web_error_started", "de"))
+
+    run(tmp_path, test)
+
+
+# -- records -------------------------------------------------------------------------
+
+
+@pytest.mark.timeout(60)
+def test_a_games_record_once_it_is_over(tmp_path: Path) -> None:
+    async def test(base: str) -> None:
+        code, tokens = await room_with_people(
+            base, 1, name="Anna", players=2, pace=0, seats=[{"kind": "computer", "level": "easy"}]
+        )
+        async with RoomClient(base, code, tokens[0]) as anna:
+            await start(anna)
+            game_id = anna.state["game"]["id"]
+            assert isinstance(game_id, int)
+            missing = tr("web_error_no_game", "en")
+            refused(await get(base, f"/api/games/{game_id}/record"), 404, "no_game", missing)
+            end = await play_round(anna)
+        answer = await get(base, f"/api/games/{game_id}/record")
+        assert answer.status_code == 200
+        assert answer.headers["content-disposition"] == f'attachment; filename="elferraus-{game_id}.json"'
+        record = answer.json()
+        assert record["format"] == "elferraus/1"
+        game = read_record(record)
+        assert game.is_over()
+        result = end["game"]["result"]
+        assert game.winner == result["winner"] == record["result"]["winner"]
+        assert game.penalties() == result["penalties"] == record["result"]["penalties"]
+        assert [[str(card) for card in game.hand(seat)] for seat in range(2)] == result["hands"]
+        assert len(record["moves"]) == len(end["game"]["moves"])
+        assert record["names"] == ["Anna", "Computer 2"]
+        for unknown in [str(game_id + 1), "0", "-1", "abc", "1" * 12, "99999999999"]:
+            refused(await get(base, f"/api/games/{unknown}/record"), 404, "no_game", missing)
+
+    run(tmp_path, test)
+
+
+# -- words, health, the page ------------------------------------------------------------
+
+
+def test_the_word_catalogue(tmp_path: Path) -> None:
+    async def test(base: str) -> None:
+        english = await get(base, "/api/messages")
+        assert english.status_code == 200
+        data = english.json()
+        assert data["lang"] == "en"
+        assert data["messages"]["web_error_no_room"] == "there is no room with this code"
+        assert data["colors"]["R"] == "red"
+        assert set(data["messages"]) == set(MESSAGES)
+        german = (await get(base, "/api/messages?lang=de")).json()
+        assert german["lang"] == "de"
+        assert german["messages"]["web_error_no_room"] == "es gibt keinen Raum mit diesem Code"
+        assert german["colors"] == {"R": "Rot", "Y": "Gelb", "G": "Grün", "B": "Blau"}
+        assert german["messages"] == {key: pair[1] for key, pair in MESSAGES.items()}
+        assert (await get(base, "/api/messages?lang=fr")).json() == data
+
+    run(tmp_path, test)
+
+
+def test_health(tmp_path: Path) -> None:
+    async def test(base: str) -> None:
+        answer = await get(base, "/healthz")
+        assert answer.status_code == 200
+        assert answer.text == "ok"
+
+    run(tmp_path, test)
+
+
+def test_the_page_routes(tmp_path: Path) -> None:
+    async def test(base: str) -> None:
+        room = await create_room(base, name="Anna", players=2)
+        index = STATIC / "index.html"
+        for path in ["/", f"/r/{room['code']}", "/r/ZZZZZZ", "/replay/1", "/rules", "/rules?lang=de"]:
+            answer = await get(base, path)
+            if index.exists():  # the page is being written elsewhere; only then can it be served
+                assert answer.status_code == 200, path
+                assert answer.headers["content-type"].startswith("text/html")
+                assert answer.headers["cache-control"] == "no-cache"
+                assert answer.text == index.read_text(encoding="utf-8")
+        assert (await get(base, "/static/no-such-file.js")).status_code == 404
+        assert (await get(base, "/api/no-such-route")).status_code == 404
+        assert (await get(base, "/api/rooms")).status_code == 405
+
+    run(tmp_path, test)
