@@ -120,3 +120,15 @@ def _cards_in(text: str) -> list[Card]:
         except NotationError:
             continue
     return cards
+
+
+def can_empty_hand(game: Game) -> bool:
+    """True if the player to move can lay every card this turn (tried on a copy)."""
+    trial = game.copy(history=False)
+    seat = trial.turn
+    while trial.turn == seat and not trial.is_over():
+        lays = [move for move in trial.legal_moves() if move.card is not None]
+        if not lays:
+            return False
+        trial.push(lays[0])
+    return trial.winner == seat

@@ -17,6 +17,7 @@ from elferraus.errors import RecordError
 from elferraus.game import Game
 from elferraus.moves import DRAW, Move
 from elferraus.session import Seat, Table, TableSetup
+from engine_helpers import can_empty_hand
 
 
 def make_table(levels: str, *, seed: int = 1, rules: str = "classic", rounds: int = 1) -> Table:
@@ -304,18 +305,6 @@ def test_hint_with_one_legal_move() -> None:
     assert (advice.move,) == table.game.legal_moves()
     assert advice.rates == ()
     assert advice.samples == 0
-
-
-def can_empty_hand(game: Game) -> bool:
-    """True if the player to move can lay every card this turn (tried on a copy)."""
-    trial = game.copy(history=False)
-    seat = trial.turn
-    while trial.turn == seat and not trial.is_over():
-        lays = [move for move in trial.legal_moves() if move.card is not None]
-        if not lays:
-            return False
-        trial.push(lays[0])
-    return trial.winner == seat
 
 
 def test_hint_when_the_hand_can_go_out() -> None:

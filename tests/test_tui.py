@@ -21,7 +21,6 @@ from textual.widgets import Button, DataTable, Input, RichLog, Select, Static
 from elferraus.cards import Card
 from elferraus.cli.main import build_parser
 from elferraus.errors import IllegalMoveError
-from elferraus.game import Game
 from elferraus.i18n import explain
 from elferraus.moves import DRAW, PASS, Move
 from elferraus.session import Seat, Table, TableSetup
@@ -33,6 +32,7 @@ from elferraus.tui.setup_screen import SetupChoices, SetupScreen
 from elferraus.tui.table_screen import TableScreen
 from elferraus.tui.turns import log_line
 from elferraus.tui.widgets import HandView
+from engine_helpers import can_empty_hand
 
 SMALL = (80, 24)
 LARGE = (160, 50)
@@ -396,18 +396,6 @@ def test_pass_and_play_hides_each_hand_until_the_next_person_takes_over() -> Non
 
 
 # -- hint -----------------------------------------------------------------------------------------------------------
-
-
-def can_empty_hand(game: Game) -> bool:
-    """True if the player to move can lay every card this turn (tried on a copy)."""
-    trial = game.copy(history=False)
-    seat = trial.turn
-    while trial.turn == seat and not trial.is_over():
-        lays = [move for move in trial.legal_moves() if move.card is not None]
-        if not lays:
-            return False
-        trial.push(lays[0])
-    return trial.winner == seat
 
 
 def going_out_table() -> Table:

@@ -199,17 +199,21 @@ class PromptGame:
                 self.say(f"  {self.names[seat]:>22}: {total:4d}")
 
 
+def computer_levels(args: argparse.Namespace, parser: argparse.ArgumentParser) -> list[str]:
+    """The level of each computer seat from ``--bots`` (one level for all, or one per seat)."""
+    levels = [name.strip() for name in args.bots.split(",")]
+    computers = args.players - 1
+    if any(level not in BOTS for level in levels) or len(levels) not in (1, computers):
+        parser.error(f"--bots: give one level, or one per computer seat ({computers}); levels: {', '.join(BOTS)}")
+    return levels * computers if len(levels) == 1 else levels
+
+
 def run_play(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Play a game or a match against computers."""
     lang = detect_language(args.lang)
     if args.resume is not None:
         parser.error("--resume needs the full-screen game (run it in a terminal, without --plain)")
-    levels = [name.strip() for name in args.bots.split(",")]
-    computers = args.players - 1
-    if any(level not in BOTS for level in levels) or len(levels) not in (1, computers):
-        parser.error(f"--bots: give one level, or one per computer seat ({computers}); levels: {', '.join(BOTS)}")
-    if len(levels) == 1:
-        levels *= computers
+    levels = computer_levels(args, parser)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**62)
     names = [tr("seat_you", lang)] + [tr("seat_bot", lang, seat=s, level=levels[s - 1]) for s in range(1, args.players)]
     bots = {seat: make_bot(levels[seat - 1], seed + seat) for seat in range(1, args.players)}

@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Any
 
-from elferraus.bots import BOTS
+from elferraus.cli.play import computer_levels
 from elferraus.errors import RecordError
 from elferraus.i18n import Lang, detect_language, tr
 from elferraus.session import Table
@@ -19,12 +19,7 @@ DEFAULT_PACE = 0.6
 
 def choices_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser) -> SetupChoices:
     """The new-game screen's first values, from the command line."""
-    levels = [name.strip() for name in args.bots.split(",")]
-    computers = args.players - 1
-    if any(level not in BOTS for level in levels) or len(levels) not in (1, computers):
-        parser.error(f"--bots: give one level, or one per computer seat ({computers}); levels: {', '.join(BOTS)}")
-    if len(levels) == 1:
-        levels *= computers
+    levels = computer_levels(args, parser)
     seat_levels = [PERSON, *levels] + ["medium"] * (MAX_SEATS - 1 - len(levels))
     pace = DEFAULT_PACE if args.delay is None else max(args.delay, 0.0)
     return SetupChoices(players=args.players, rules=args.rules, rounds=args.rounds, pace=pace, levels=seat_levels)
