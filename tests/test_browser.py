@@ -16,9 +16,6 @@ import concurrent.futures
 import json
 import os
 import re
-import signal
-import subprocess
-import sys
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -31,7 +28,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_play
 from playwright.sync_api import Error as PlaywrightError
 
 from elferraus.server.client import RoomClient
-from web_helpers import free_port
+from web_helpers import ServerProcess
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "test-artifacts" / "browser"
@@ -100,50 +97,8 @@ FOREIGN = {
 # -- the server -----------------------------------------------------------------
 
 
-class Server:
-    """``elferraus serve`` in a subprocess, on a free port, with its own database."""
-
-    def __init__(self, db: Path) -> None:
-        self.db = db
-        self.port = free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
-        self.process: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        log = self.db.with_suffix(".log")
-        with log.open("ab") as errors:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "elferraus.cli.main", "serve", "--db", str(self.db), "--port", str(self.port)],
-                stdout=subprocess.DEVNULL,
-                stderr=errors,
-            )
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                with urllib.request.urlopen(f"{self.base}/healthz", timeout=1) as answer:
-                    if answer.read() == b"ok":
-                        return
-            except OSError:
-                time.sleep(0.05)
-        self.stop()
-        raise AssertionError(f"the server did not come up: {log.read_text()}")
-
-    def kill(self) -> None:
-        """``kill -9``: no goodbye to anyone."""
-        assert self.process is not None
-        os.kill(self.process.pid, signal.SIGKILL)
-        self.process.wait(10)
-        self.process = None
-
-    def stop(self) -> None:
-        if self.process is not None:
-            self.process.terminate()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(10)
-            self.process = None
+class Server(ServerProcess):
+    """``elferraus serve`` in a subprocess, with the HTTP calls the tests make."""
 
     def post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
         request = urllib.request.Request(

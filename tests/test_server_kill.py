@@ -5,11 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
-import signal
-import subprocess
-import sys
-import time
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -17,29 +12,9 @@ from typing import Any
 import pytest
 
 from elferraus.server.client import RoomClient, create_room, join_room
-from web_helpers import free_port
+from web_helpers import ServerProcess
 
 ROOMS = 3
-
-
-def _start(db: Path, port: int) -> subprocess.Popen[bytes]:
-    log = db.with_suffix(".log")
-    with log.open("ab") as errors:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "elferraus.cli.main", "serve", "--db", str(db), "--port", str(port)],
-            stdout=subprocess.DEVNULL,
-            stderr=errors,
-        )
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1) as answer:
-                if answer.read() == b"ok":
-                    return process
-        except OSError:
-            time.sleep(0.05)
-    process.kill()
-    raise AssertionError(f"the server did not come up: {log.read_text()}")
 
 
 async def _open_rooms(base: str) -> list[tuple[str, list[str]]]:
@@ -88,9 +63,7 @@ async def _play(base: str, code: str, tokens: list[str], acks: list[list[str]] |
     return acknowledged
 
 
-async def _kill_mid_game(
-    base: str, rooms: list[tuple[str, list[str]]], server: subprocess.Popen[bytes]
-) -> dict[str, list[str]]:
+async def _kill_mid_game(base: str, rooms: list[tuple[str, list[str]]], server: ServerProcess) -> dict[str, list[str]]:
     """Play every room at once and kill the server while moves are on the way.
 
     Returns each room's history as last acknowledged to its players.
@@ -100,7 +73,7 @@ async def _kill_mid_game(
     while min(len(history) for history in acks.values()) < 5:
         await asyncio.sleep(0.005)
         assert not any(task.done() for task in tasks), "a game ended before the kill"
-    os.kill(server.pid, signal.SIGKILL)
+    server.kill()
     last = {code: list(history[-1]) for code, history in acks.items()}
     for task in tasks:
         with contextlib.suppress(Exception):
@@ -110,15 +83,13 @@ async def _kill_mid_game(
 
 @pytest.mark.timeout(120)
 def test_kill_9_loses_no_acknowledged_move_and_games_go_on(tmp_path: Path) -> None:
-    db = tmp_path / "games.sqlite3"
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    server = _start(db, port)
+    server = ServerProcess(tmp_path / "games.sqlite3")
+    base = server.base
+    server.start()
     try:
         rooms = asyncio.run(_open_rooms(base))
         before = asyncio.run(_kill_mid_game(base, rooms, server))
-        server.wait(10)
-        server = _start(db, port)
+        server.start()
         for code, tokens in rooms:
             acknowledged = before[code]
             assert acknowledged, "no move was made before the kill"
@@ -135,5 +106,4 @@ def test_kill_9_loses_no_acknowledged_move_and_games_go_on(tmp_path: Path) -> No
             with urllib.request.urlopen(f"{base}/api/rooms/{code}", timeout=5) as answer:
                 assert json.loads(answer.read())["status"] == "match_over"
     finally:
-        server.kill()
-        server.wait(10)
+        server.stop()

@@ -4,8 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import signal
 import socket
+import subprocess
+import sys
+import time
+import urllib.request
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import uvicorn
 
@@ -37,3 +44,51 @@ async def serving(db: str) -> AsyncIterator[str]:
     finally:
         server.should_exit = True
         await task
+
+
+class ServerProcess:
+    """``elferraus serve`` in a subprocess, on a free port, with its own database (its stderr in ``DB.log``)."""
+
+    def __init__(self, db: Path) -> None:
+        self.db = db
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        """Start it (again, on the same port and database) and wait until it answers."""
+        log = self.db.with_suffix(".log")
+        with log.open("ab") as errors:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "elferraus.cli.main", "serve", "--db", str(self.db), "--port", str(self.port)],
+                stdout=subprocess.DEVNULL,
+                stderr=errors,
+            )
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(f"{self.base}/healthz", timeout=1) as answer:
+                    if answer.read() == b"ok":
+                        return
+            except OSError:
+                time.sleep(0.05)
+        self.stop()
+        raise AssertionError(f"the server did not come up: {log.read_text()}")
+
+    def kill(self) -> None:
+        """``kill -9``: no goodbye to anyone."""
+        assert self.process is not None
+        os.kill(self.process.pid, signal.SIGKILL)
+        self.process.wait(10)
+        self.process = None
+
+    def stop(self) -> None:
+        """Stop it politely, or kill it if it will not go."""
+        if self.process is not None:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(10)
+            self.process = None
