@@ -1,8 +1,8 @@
 """Rooms: who sits where, the match they play, and everything that changes it.
 
-Every change goes through one room's lock, is stored before it is told, and
-raises the room's ``seq``; then each connected client gets a ``state`` built
-from its own seat. Computer players (and computers standing in for absent
+Every change is made on the event loop between two awaits (so changes never
+interleave), is stored before it is told, and raises the room's ``seq``; then
+each connected client gets a ``state`` built from its own seat. Computer players (and computers standing in for absent
 people) think in a worker thread and act at the room's pace.
 """
 
@@ -149,14 +149,13 @@ class Room:
         across restarts, and a move meant for a moment before a restart is always stale."""
         self.table: Table | None = None
         self.game_id: int | None = None
-        self.lock = asyncio.Lock()
         self.listeners: set[Listener] = set()
         """Called after every change (the connections, which then send their ``state``)."""
         self._wake = asyncio.Event()
         self._driver: asyncio.Task[None] | None = None
         self._stand_ins: dict[int, Bot] = {}
         self._cache: dict[tuple[int, int | None], str] = {}
-        self._public_moves: tuple[int, list[str]] = (-1, [])
+        self._shared: tuple[int, dict[str, Any], dict[str, Any] | None] = (-1, {}, None)
 
     # -- who is who -----------------------------------------------------------
 
@@ -213,28 +212,26 @@ class Room:
         key = (self.seq, seat)
         text = self._cache.get(key)
         if text is None:
+            room, game = self._shared_payloads()
             view = None
-            game = None
-            if self.table is not None:
-                current = self.table.game
-                if self._public_moves[0] != self.seq:
-                    self._public_moves = (self.seq, hidden_moves(current))
-                game = game_payload(current, self.game_id, self._public_moves[1])
-                if seat is not None:
-                    view = view_payload(current.view(seat))
-            message = {
-                "type": "state",
-                "seq": self.seq,
-                "seat": seat,
-                "room": self.room_payload(),
-                "view": view,
-                "game": game,
-            }
+            if seat is not None and self.table is not None:
+                view = view_payload(self.table.game.view(seat))
+            message = {"type": "state", "seq": self.seq, "seat": seat, "room": room, "view": view, "game": game}
             text = json.dumps(message, separators=(",", ":"))
             if len(self._cache) > 64:
                 self._cache.clear()
             self._cache[key] = text
         return text
+
+    def _shared_payloads(self) -> tuple[dict[str, Any], dict[str, Any] | None]:
+        """``ROOM`` and ``GAME`` of the current ``seq``: the same for every client, so built once per change."""
+        if self._shared[0] != self.seq:
+            game = None
+            if self.table is not None:
+                current = self.table.game
+                game = game_payload(current, self.game_id, hidden_moves(current))
+            self._shared = (self.seq, self.room_payload(), game)
+        return self._shared[1], self._shared[2]
 
     def _changed(self) -> None:
         self.seq += 1
@@ -402,10 +399,9 @@ class Room:
             if self.table.game is not game or game.move_count != at or self._player_for(seat) is not player:
                 continue
             move = await asyncio.to_thread(player.choose, game.view(seat))
-            async with self.lock:
-                unchanged = self.status == "playing" and self.table.game is game and game.move_count == at
-                if unchanged and self._player_for(seat) is player:  # a person back in time plays himself
-                    self._push(move)
+            unchanged = self.status == "playing" and self.table.game is game and game.move_count == at
+            if unchanged and self._player_for(seat) is player:  # a person back in time plays himself
+                self._push(move)
 
     async def _wait_for_person(self, seat: int) -> None:
         """Until something changes, or until the person to move has been away too long."""
@@ -417,10 +413,9 @@ class Room:
         try:
             await asyncio.wait_for(self._wake.wait(), timeout)
         except TimeoutError:
-            async with self.lock:
-                if state.online == 0 and not state.auto:
-                    state.auto = True
-                    self._changed()
+            if state.online == 0 and not state.auto:
+                state.auto = True
+                self._changed()
 
     # -- restoring ------------------------------------------------------------
 
