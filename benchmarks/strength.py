@@ -5,7 +5,8 @@ Each figure is an arena run (``elferraus arena``) on duplicate deals: every
 deal is played once per seat rotation, so each player holds each hand once.
 The win share is per seat, with a 95 % confidence interval that takes the
 deal as the unit (the rotations of one deal are not independent). Decision
-times are measured on the machine running it, one worker per core.
+times are measured on the machine running it, one worker per core, for
+every kind of player at the table (every decision, forced ones included).
 
     python benchmarks/strength.py --deals 2000 --jobs 2 --json strength.json
     python benchmarks/strength.py --only medium-greedy --deals 200
@@ -56,7 +57,24 @@ FIGURES = (
         0.75,
     ),
     Figure("hard-greedy", "hard vs three greedy", "hard", ("hard", "greedy", "greedy", "greedy"), "classic", 0.0),
+    Figure("hard-medium", "hard vs three medium", "hard", ("hard", "medium", "medium", "medium"), "classic", 0.0),
+    Figure("easy-greedy", "easy vs three greedy", "easy", ("easy", "greedy", "greedy", "greedy"), "classic", 0.0),
+    Figure(
+        "random-greedy", "random vs three greedy", "random", ("random", "greedy", "greedy", "greedy"), "classic", 0.0
+    ),
 )
+"""Every figure also reports the decision times of the other players at its table
+(``greedy`` and ``medium`` are timed there)."""
+
+
+def _ms(seconds: float) -> str:
+    """Milliseconds with about two significant digits (fast players take microseconds)."""
+    millis = 1000 * seconds
+    if millis >= 10:
+        return f"{millis:,.0f}"
+    if millis >= 0.1:
+        return f"{millis:.1f}"
+    return f"{millis:.3f}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -69,6 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     chosen = [f for f in FIGURES if f.key in args.only.split(",")]
     rows = []
+    timing_rows = []
     report = []
     for figure in chosen:
         config = ArenaConfig(specs=figure.specs, deals=args.deals, seed=args.seed, rules=Rules.preset(figure.rules))
@@ -82,8 +101,20 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(
             f"| {figure.title} | {args.deals:,} | {summary.games:,} | **{100 * share:.1f} %** "
             f"| {100 * low:.1f}-{100 * high:.1f} % | {target} "
-            f"| {1000 * median:.1f} | {1000 * p95:.1f} | {1000 * worst:.0f} |"
+            f"| {_ms(median)} | {_ms(p95)} | {_ms(worst)} |"
         )
+        kinds = {}
+        for name, kind in summary.kinds.items():
+            kind_median, kind_p95, kind_max = kind.latency()
+            kinds[name] = {
+                "win_share": kind.win_share()[0],
+                "decisions": len(kind.latencies),
+                "latency_s": {"median": kind_median, "p95": kind_p95, "max": kind_max},
+            }
+            timing_rows.append(
+                f"| {name} | {figure.title} | {len(kind.latencies):,} "
+                f"| {_ms(kind_median)} | {_ms(kind_p95)} | {_ms(kind_max)} |"
+            )
         report.append(
             {
                 "figure": figure.key,
@@ -95,12 +126,17 @@ def main(argv: list[str] | None = None) -> int:
                 "latency_s": {"median": median, "p95": p95, "max": worst},
                 "seconds": time.perf_counter() - started,
                 "others": {name: kind.win_share()[0] for name, kind in summary.kinds.items() if name != figure.hero},
+                "kinds": kinds,
             }
         )
         print(rows[-1], file=sys.stderr, flush=True)
     print("| figure | deals | games | win share | 95 % CI | target | median ms | p95 ms | max ms |")
     print("|---|--:|--:|--:|--:|--:|--:|--:|--:|")
     print("\n".join(rows))
+    print()
+    print("| player | at the table of | decisions | median ms | p95 ms | max ms |")
+    print("|---|---|--:|--:|--:|--:|")
+    print("\n".join(timing_rows))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:
             json.dump({"seed": args.seed, "jobs": args.jobs, "figures": report}, handle, indent=2)
