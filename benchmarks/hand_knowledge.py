@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""What seeing the other hands is worth: a yardstick above ``expert``.
+
+``expert`` samples the cards it cannot see. This benchmark runs the same
+search told what no fair player knows: the opponents' hands (only the
+pile's order stays hidden) and that every opponent lays whatever he can.
+It plays against three ``greedy`` on the deals of the strength table
+(``strength.py``: seed 2026, every deal once per seat rotation), so its win
+share is an upper mark for what better reading of the hidden cards could
+still give ``expert`` against ``greedy``.
+
+    python benchmarks/hand_knowledge.py --deals 2000 --jobs 2 --json out.json
+
+This player is a measuring device and lives here, not among the players:
+it reads the game it plays in, which no computer player may.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import sys
+import time
+from typing import Any
+
+from elferraus.arena.stats import KindStats
+from elferraus.bots import make_bot
+from elferraus.bots.knowledge import Knowledge
+from elferraus.bots.search import POLICY_GREEDY, POLICY_MEDIUM, ExpertBot
+from elferraus.deal import derive_seed
+from elferraus.game import Game
+from elferraus.rules import Rules
+from elferraus.view import SeatView
+
+PLAYERS = 4
+
+
+class SeeingExpert(ExpertBot):
+    """``expert``'s search with the opponents' hands and policies given, not sampled."""
+
+    name = "seeing-expert"
+
+    def __init__(self, seed: int) -> None:
+        super().__init__(seed)
+        self.hands: list[int] = []
+        """Per seat the cards held (a bitmask), set by the game loop before each decision."""
+
+    def _arguments(self, view: SeatView, knowledge: Knowledge) -> dict[str, Any]:
+        arguments = super()._arguments(view, knowledge)
+        # Weight 0 for every card a seat does not hold: the sampled deal is the true one.
+        arguments["weights"] = tuple(
+            None if seat == view.seat else tuple(float(hand >> card & 1) for card in range(80))
+            for seat, hand in enumerate(self.hands)
+        )
+        return arguments
+
+    def _opponent_models(self, view: SeatView) -> tuple[int, ...]:
+        return tuple(POLICY_MEDIUM if seat == view.seat else POLICY_GREEDY for seat in range(view.players))
+
+
+def play_deal(task: tuple[int, int]) -> list[bool]:
+    """Deal ``deal`` in every seat rotation: did the seeing player win each game?"""
+    seed, deal = task
+    rules = Rules.preset("classic")
+    deal_seed = derive_seed(seed, deal)
+    won = []
+    for rotation in range(PLAYERS):
+        slots = [(seat + rotation) % PLAYERS for seat in range(PLAYERS)]
+        game = Game.deal(PLAYERS, deal_seed, rules)
+        seeing = SeeingExpert(derive_seed(deal_seed, rotation, 0))
+        players = [
+            seeing if slot == 0 else make_bot("greedy", derive_seed(deal_seed, rotation, slot)) for slot in slots
+        ]
+        for seat, player in enumerate(players):
+            player.start_game(seat, PLAYERS, rules)
+        while not game.is_over():
+            seat = game.turn
+            if players[seat] is seeing:
+                seeing.hands = [sum(1 << card.index for card in game.hand(s)) for s in range(PLAYERS)]
+            game.push(players[seat].choose(game.view(seat)))
+        won.append(game.winner is not None and slots[game.winner] == 0)
+    return won
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--deals", type=int, default=2000)
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--json", metavar="OUT")
+    args = parser.parse_args(argv)
+    started = time.perf_counter()
+    stats = KindStats("seeing-expert")
+    tasks = [(args.seed, deal) for deal in range(args.deals)]
+    with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
+        for deal, won in enumerate(pool.imap(play_deal, tasks, chunksize=4)):
+            for game_won in won:
+                stats.add_seat(deal, game_won, None, False)
+    share, low, high = stats.win_share()
+    seconds = time.perf_counter() - started
+    print(
+        f"seeing expert vs three greedy: {100 * share:.1f} % [{100 * low:.1f}, {100 * high:.1f}] "
+        f"over {args.deals:,} deals ({stats.seats:,} games, {seconds:.0f} s)"
+    )
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as handle:
+            report = {"seed": args.seed, "deals": args.deals, "games": stats.seats}
+            report |= {"win_share": share, "ci95": [low, high], "seconds": seconds}
+            json.dump(report, handle, indent=2)
+            handle.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
