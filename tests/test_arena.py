@@ -189,6 +189,16 @@ def test_arena_command_reports_and_writes(tmp_path: Path, capsys: pytest.Capture
     assert all(game.is_over() for game in games)
 
 
+def test_report_shows_long_bot_names_whole(capsys: pytest.CaptureFixture[str]) -> None:
+    """Two external bots whose commands differ only at the end must stay apart in every table."""
+    example = Path(__file__).resolve().parent.parent / "examples" / "minimal_bot.py"
+    first, second = (f"cmd:{sys.executable} {example} --label {label}" for label in ("first", "second"))
+    assert main(["arena", "--players", "3", "--bots", f"{first},{second},greedy", "--games", "2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    for spec in (first, second):  # once in the results, once in the ratings
+        assert sum(1 for line in lines if line.startswith(f"{spec} ")) == 2, lines
+
+
 def test_bot_that_exits_before_the_arena_reads_is_not_restarted(tmp_path: Path) -> None:
     """The answer must come from the program the arena wrote to, even if it is already gone."""
     import time

@@ -21,26 +21,29 @@ def report_lines(summary: Summary) -> list[str]:
     parity = 100 / config.players
     rate = summary.games / summary.seconds if summary.seconds else 0.0
     rules = config.rules.preset_name or "custom"
+    ratings = summary.ratings.table() if summary.ratings is not None else []
+    # Names are shown whole: two external bots may differ only at the end of their command.
+    width = max([24, *(len(name) for name in summary.kinds), *(len(row[0]) for row in ratings)])
     lines = [
         f"{summary.games} games ({config.deals} deals x {config.players} seat rotations), {rules} rules, "
         f"seed {config.seed}, {summary.seconds:.1f} s ({rate:.1f} games/s)",
         "",
-        f"{'player':<24} {'seats':>6} {'wins':>6} {'win share (95% CI)':>26} {'penalty':>8} "
+        f"{'player':<{width}} {'seats':>6} {'wins':>6} {'win share (95% CI)':>26} {'penalty':>8} "
         f"{'forfeits':>8} {'median ms':>10} {'p95 ms':>8} {'max ms':>8}",
     ]
     for kind in summary.kinds.values():
         share, low, high = kind.win_share()
         median, p95, worst = kind.latency()
         lines.append(
-            f"{kind.name[:24]:<24} {kind.seats:>6} {kind.wins:>6} "
+            f"{kind.name:<{width}} {kind.seats:>6} {kind.wins:>6} "
             f"{100 * share:>9.1f} % [{100 * low:5.1f}, {100 * high:5.1f}] {kind.mean_penalty():>8.1f} "
             f"{kind.forfeits:>8} {1000 * median:>10.2f} {1000 * p95:>8.2f} {1000 * worst:>8.1f}"
         )
     lines.append(f"(parity: {parity:.1f} % per seat)")
     if summary.ratings is not None:
-        lines += ["", f"{'rating (OpenSkill)':<24} {'mu':>7} {'sigma':>7} {'mu-3sigma':>10}"]
-        for name, mu, sigma, ordinal in summary.ratings.table():
-            lines.append(f"{name[:24]:<24} {mu:>7.2f} {sigma:>7.2f} {ordinal:>10.2f}")
+        lines += ["", f"{'rating (OpenSkill)':<{width}} {'mu':>7} {'sigma':>7} {'mu-3sigma':>10}"]
+        for name, mu, sigma, ordinal in ratings:
+            lines.append(f"{name:<{width}} {mu:>7.2f} {sigma:>7.2f} {ordinal:>10.2f}")
     if summary.forfeits:
         lines += ["", f"{len(summary.forfeits)} forfeited games:"]
         for deal, rotation, spec, reason in summary.forfeits[:20]:
