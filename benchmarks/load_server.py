@@ -160,6 +160,7 @@ class Server:
     def start(self) -> None:
         command = [sys.executable, "-m", "elferraus.cli.main", "serve", "--host", "127.0.0.1"]
         command += ["--port", str(self.port), "--db", str(self.db)]
+        command += ["--rooms-per-minute", "0"]  # every simulated table comes from this one address
         with self.log.open("ab") as errors:
             self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=errors)
         RUNNING.add(self)

@@ -17,6 +17,7 @@ import json
 import os
 import re
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -679,3 +680,37 @@ def test_rules_page_in_both_languages(
     page.get_by_test_id("lang-switch").click()
     expect(rules.locator("h1")).to_have_text(WORDS[device.lang]["rules"])
     assert f"lang={device.lang}" in page.url
+
+
+# -- 8: refusals ------------------------------------------------------------------
+
+
+@pytest.mark.timeout(60)
+def test_a_refused_new_game_is_explained_in_the_pages_language(
+    tmp_path: Path, browser: Browser, contexts: list[BrowserContext], problems: Problems
+) -> None:
+    """This address has used up its new rooms: the German lobby says so in German and keeps the form."""
+    own = Server(tmp_path / "games.sqlite3")  # its own: the shared server must stay open to the other tests
+    own.start()
+    try:
+        for _ in range(20):  # the burst one address may create at once
+            own.room_with_computer()
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            own.room_with_computer()
+        assert refused.value.code == 429
+        page = open_device(browser, contexts, PHONE_DE, problems)
+        page.goto(own.base + "/")
+        page.get_by_test_id("create-name").fill("Anna")
+        page.get_by_test_id("create").click()
+        expect(page.get_by_test_id("lobby-error")).to_have_text(
+            "zu viele neue Spiele von deiner Adresse: warte eine Minute und versuche es dann noch einmal"
+        )
+        expect(page.get_by_test_id("create")).to_be_enabled()
+        assert page.get_by_test_id("create-name").input_value() == "Anna"
+        shot(page, "lobby-refused-phone-de")
+    finally:
+        own.stop()
+    # Chromium logs every refused request as a console error; that one is expected here.
+    refusals = [seen for seen in problems.seen if "429" in seen]
+    assert refusals, problems.seen
+    problems.seen[:] = [seen for seen in problems.seen if seen not in refusals]

@@ -266,3 +266,16 @@ def test_play_saves_the_record(
     assert len(saved) == 1
     assert saved[0].winner is None
     assert saved[0].metadata["names"][0] in ("You", "Du")
+
+
+def test_serve_limits_new_rooms_per_address_by_default(capsys: pytest.CaptureFixture[str]) -> None:
+    from elferraus.cli.main import build_parser
+    from elferraus.server.app import ROOMS_PER_MINUTE
+
+    parser = build_parser()
+    assert parser.parse_args(["serve"]).rooms_per_minute == ROOMS_PER_MINUTE
+    assert parser.parse_args(["serve", "--rooms-per-minute", "0"]).rooms_per_minute == 0
+    for wrong in ("-1", "many", "nan", "inf"):
+        with pytest.raises(SystemExit):
+            parser.parse_args(["serve", "--rooms-per-minute", wrong])
+        assert "--rooms-per-minute" in capsys.readouterr().err

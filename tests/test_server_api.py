@@ -86,6 +86,67 @@ def test_create_a_room(tmp_path: Path) -> None:
     run(tmp_path, test)
 
 
+def test_one_address_cannot_create_rooms_without_end(tmp_path: Path) -> None:
+    """20 rooms at once, then 10 a minute: the 21st is refused with the reason and when to come back.
+    Refused requests do not count: a person correcting the form is never locked out."""
+
+    async def main() -> None:
+        async with serving(str(tmp_path / "rooms.db")) as base:
+            for _ in range(30):
+                assert (await post(base, "/api/rooms", json={"name": "", "players": 2})).status_code == 400
+            codes = []
+            for _ in range(20):
+                made = await post(base, "/api/rooms", json={"name": "Anna", "players": 2})
+                assert made.status_code == 201
+                codes.append(made.json()["code"])
+            answer = await post(base, "/api/rooms", json={"name": "Anna", "players": 2})
+            refused(answer, 429, "too_many_rooms", "too many new games from your address: wait a minute and try again")
+            assert 1 <= int(answer.headers["retry-after"]) <= 6
+            german = await post(base, "/api/rooms?lang=de", json={"name": "Anna", "players": 2})
+            assert german.status_code == 429
+            assert german.json()["message"].startswith("zu viele neue Spiele")
+            for code in codes:  # the rooms made before the limit are all there, open to join
+                joined = await post(base, f"/api/rooms/{code}/join", json={"seat": 1, "name": "Ben"})
+                assert joined.status_code == 200, joined.text
+
+    asyncio.run(main())
+
+
+def test_the_room_limit_refills_and_can_be_turned_off(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with serving(str(tmp_path / "fast.db"), rooms_per_minute=60) as base:  # one more every second
+            made = 0
+            while (answer := await post(base, "/api/rooms", json={"name": "Anna", "players": 2})).status_code == 201:
+                made += 1
+                assert made <= 40, "the limit never came"
+            assert made >= 20
+            assert answer.status_code == 429
+            assert answer.headers["retry-after"] == "1"
+            await asyncio.sleep(1.05)
+            assert (await post(base, "/api/rooms", json={"name": "Anna", "players": 2})).status_code == 201
+        async with serving(str(tmp_path / "open.db"), rooms_per_minute=0) as base:
+            for _ in range(40):
+                assert (await post(base, "/api/rooms", json={"name": "Anna", "players": 2})).status_code == 201
+
+    asyncio.run(main())
+
+
+def test_the_room_limit_forgets_addresses_that_are_idle(monkeypatch: pytest.MonkeyPatch) -> None:
+    from elferraus.server import app
+
+    monkeypatch.setattr(app, "MAX_TRACKED_ADDRESSES", 3)
+    limit = app.RoomCreationLimit(per_minute=10, burst=2)
+    assert limit.wait("10.0.0.1") == 0
+    limit.count("10.0.0.1")
+    limit.count("10.0.0.1")
+    assert 5 < limit.wait("10.0.0.1") <= 6  # spent: one more in 6 s
+    limit.count("10.0.0.2")  # one of two used: as good as new
+    limit.count("10.0.0.3")
+    limit.count("10.0.0.4")  # a fourth address: the idle ones go, the spent one stays
+    assert limit.wait("10.0.0.1") > 5
+    assert set(limit._buckets) == {"10.0.0.1", "10.0.0.4"}
+
+
 def test_create_with_every_setting(tmp_path: Path) -> None:
     async def test(base: str) -> None:
         body = {

@@ -13,6 +13,7 @@ import time
 import urllib.request
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import uvicorn
 
@@ -27,11 +28,16 @@ def free_port() -> int:
 
 
 @contextlib.asynccontextmanager
-async def serving(db: str) -> AsyncIterator[str]:
-    """Run the app on a free port in this event loop; yields its base URL."""
+async def serving(db: str, **settings: Any) -> AsyncIterator[str]:
+    """Run the app (``create_app(db, **settings)``) on a free port in this event loop; yields its base URL."""
     port = free_port()
     config = uvicorn.Config(
-        create_app(db), host="127.0.0.1", port=port, ws_max_size=WS_MAX_SIZE, log_level="warning", lifespan="on"
+        create_app(db, **settings),
+        host="127.0.0.1",
+        port=port,
+        ws_max_size=WS_MAX_SIZE,
+        log_level="warning",
+        lifespan="on",
     )
     server = uvicorn.Server(config)
     task = asyncio.get_running_loop().create_task(server.serve())

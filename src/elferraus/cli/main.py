@@ -25,6 +25,16 @@ def _positive(text: str) -> int:
     return value
 
 
+def _non_negative_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number, not {text!r}") from None
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a number 0 or more, not {text}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
     parser = argparse.ArgumentParser(
@@ -96,6 +106,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     serve.add_argument("--db", metavar="FILE", default="elferraus.sqlite3", help="the SQLite database")
+    serve.add_argument(
+        "--rooms-per-minute",
+        type=_non_negative_float,
+        default=10.0,
+        help="new rooms one address may create a minute, on average, after a burst of 20 (default 10; 0: no limit)",
+    )
 
     bot = commands.add_parser("bot", help="a built-in computer player speaking elferraus-bot/1 on stdin/stdout")
     bot.add_argument("level", choices=sorted(BOTS))
@@ -139,7 +155,7 @@ def _dispatch(argv: Sequence[str] | None) -> int:
     if args.command == "serve":
         from elferraus.server import run_server
 
-        return run_server(args.host, args.port, args.db)
+        return run_server(args.host, args.port, args.db, args.rooms_per_minute)
     if args.command == "play":
         if not args.plain and sys.stdin.isatty() and sys.stdout.isatty():
             from elferraus.tui import run_tui

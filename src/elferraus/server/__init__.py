@@ -5,19 +5,19 @@ See ``docs/web-protocol.md`` for the routes and the WebSocket protocol.
 
 from __future__ import annotations
 
-from elferraus.server.app import create_app
+from elferraus.server.app import ROOMS_PER_MINUTE, create_app
 
 WS_MAX_SIZE = 65536
 """Frames larger than this are cut off by uvicorn itself (the app refuses anything over 4 KB)."""
 
 
-def run_server(host: str, port: int, db: str) -> int:
+def run_server(host: str, port: int, db: str, rooms_per_minute: float = ROOMS_PER_MINUTE) -> int:
     """Serve until interrupted; returns the exit code."""
     import uvicorn
 
     print(f"elferraus: open http://{host}:{port}/ (database {db}; Ctrl+C stops)", flush=True)
     uvicorn.run(
-        create_app(db),
+        create_app(db, rooms_per_minute=rooms_per_minute),
         host=host,
         port=port,
         ws_max_size=WS_MAX_SIZE,

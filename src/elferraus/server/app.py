@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import secrets
 from collections.abc import AsyncIterator
 from importlib import resources
@@ -22,7 +23,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
 from elferraus.i18n import COLOR_WORDS, MESSAGES, Lang
-from elferraus.server.connection import Connection
+from elferraus.server.connection import Connection, TokenBucket
 from elferraus.server.rooms import (
     CODE_LENGTH,
     Room,
@@ -38,6 +39,52 @@ from elferraus.server.store import Store
 
 MAX_BODY = 8192
 STATIC = Path(str(resources.files("elferraus.server").joinpath("static")))
+ROOMS_PER_MINUTE = 10.0
+"""New rooms a minute one address may create, on average (0: no limit)."""
+ROOM_BURST = 20
+"""New rooms one address may create at once before the average applies."""
+MAX_TRACKED_ADDRESSES = 10_000
+
+
+class RoomCreationLimit:
+    """A token bucket per client address for creating rooms.
+
+    Every room is stored for good, so an unlimited client could fill the disk
+    and the server's memory; people creating games now and then never notice.
+    """
+
+    def __init__(self, per_minute: float, burst: int = ROOM_BURST) -> None:
+        self.rate = per_minute / 60
+        self.burst = burst
+        self._buckets: dict[str, TokenBucket] = {}
+
+    def wait(self, address: str) -> float:
+        """0 if ``address`` may create a room now, else the seconds until it may."""
+        if self.rate <= 0:
+            return 0.0
+        bucket = self._buckets.get(address)
+        if bucket is None:
+            return 0.0
+        tokens = bucket.refill()
+        return 0.0 if tokens >= 1 else (1 - tokens) / self.rate
+
+    def count(self, address: str) -> None:
+        """``address`` has created a room. (Refused requests are not counted: they store nothing.)"""
+        if self.rate <= 0:
+            return
+        bucket = self._buckets.get(address)
+        if bucket is None:
+            if len(self._buckets) >= MAX_TRACKED_ADDRESSES:
+                self._forget_idle()
+            bucket = self._buckets[address] = TokenBucket(self.rate, self.burst)
+        bucket.refill()
+        bucket.tokens -= 1  # may go below 0 when requests raced past wait(): later ones wait longer
+
+    def _forget_idle(self) -> None:
+        """Drop the buckets that have refilled: their addresses are as good as new."""
+        for address, bucket in list(self._buckets.items()):
+            if bucket.refill() + 1 >= bucket.burst:
+                del self._buckets[address]
 
 
 class Lobby:
@@ -145,10 +192,20 @@ async def _body(request: Request) -> dict[str, Any]:
     return data
 
 
-def create_app(db_path: str = "elferraus.sqlite3", *, static_dir: Path | None = None) -> Starlette:
-    """The server's ASGI app, with its rooms stored in ``db_path``."""
+def create_app(
+    db_path: str = "elferraus.sqlite3",
+    *,
+    static_dir: Path | None = None,
+    rooms_per_minute: float = ROOMS_PER_MINUTE,
+) -> Starlette:
+    """The server's ASGI app, with its rooms stored in ``db_path``.
+
+    One client address may create ``rooms_per_minute`` rooms a minute on
+    average, up to ``ROOM_BURST`` at once (0: no limit); more are refused with 429.
+    """
     assets = static_dir or STATIC
     state: dict[str, Lobby] = {}
+    creation_limit = RoomCreationLimit(rooms_per_minute)
 
     def lobby() -> Lobby:
         return state["lobby"]
@@ -168,10 +225,17 @@ def create_app(db_path: str = "elferraus.sqlite3", *, static_dir: Path | None = 
         return "de" if request.query_params.get("lang") == "de" else "en"
 
     async def create_room(request: Request) -> Response:
+        address = request.client.host if request.client else ""
+        wait = creation_limit.wait(address)
+        if wait:
+            response = _error(RoomError("too_many_rooms"), 429, lang_of(request))
+            response.headers["Retry-After"] = str(math.ceil(wait))
+            return response
         try:
             room, token = lobby().create(await _body(request))
         except RoomError as error:
             return _error(error, STATUS_OF.get(error.code, 400), lang_of(request))
+        creation_limit.count(address)
         return JSONResponse(
             {
                 "code": room.code,

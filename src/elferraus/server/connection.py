@@ -46,12 +46,16 @@ class TokenBucket:
         self.tokens = burst
         self.stamp = time.monotonic()
 
-    def take(self) -> bool:
-        """True if one more frame is allowed now."""
+    def refill(self) -> float:
+        """The tokens there are now (what the time since the last look has added)."""
         now = time.monotonic()
         self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
         self.stamp = now
-        if self.tokens >= 1:
+        return self.tokens
+
+    def take(self) -> bool:
+        """True if one more frame is allowed now."""
+        if self.refill() >= 1:
             self.tokens -= 1
             return True
         return False

@@ -149,7 +149,8 @@ document.addEventListener("keydown", (event) => {
 async function api(path, body) {
   let answer;
   try {
-    answer = await fetch(path, {
+    // The server words its refusals in the page's language.
+    answer = await fetch(`${path}${path.includes("?") ? "&" : "?"}lang=${lang()}`, {
       method: body === undefined ? "GET" : "POST",
       headers: { "Content-Type": "application/json", Accept: "application/json" },
       body: body === undefined ? undefined : JSON.stringify(body),
