@@ -179,6 +179,13 @@ class Problems:
 
         page.on("console", console)
 
+    def expect_refusal(self, status: int) -> None:
+        """Chromium logs every refused request as a console error: take those of ``status`` (at least one)
+        as expected."""
+        refusals = [seen for seen in self.seen if str(status) in seen]
+        assert refusals, self.seen
+        self.seen[:] = [seen for seen in self.seen if seen not in refusals]
+
 
 @pytest.fixture
 def problems() -> Iterator[Problems]:
@@ -582,6 +589,16 @@ def test_replay_viewer_steps_through_a_finished_game(
     expect(result).to_be_visible()
 
 
+@pytest.mark.timeout(60)
+def test_replay_of_a_game_that_does_not_exist_says_so_in_the_pages_language(
+    server: Server, browser: Browser, contexts: list[BrowserContext], problems: Problems
+) -> None:
+    page = open_device(browser, contexts, PHONE_DE, problems)
+    page.goto(server.base + "/replay/987654")
+    expect(page.get_by_test_id("replay-error")).to_have_text("es gibt kein beendetes Spiel mit dieser Nummer")
+    problems.expect_refusal(404)
+
+
 # -- 6: keyboard and labels -----------------------------------------------------
 
 
@@ -710,7 +727,4 @@ def test_a_refused_new_game_is_explained_in_the_pages_language(
         shot(page, "lobby-refused-phone-de")
     finally:
         own.stop()
-    # Chromium logs every refused request as a console error; that one is expected here.
-    refusals = [seen for seen in problems.seen if "429" in seen]
-    assert refusals, problems.seen
-    problems.seen[:] = [seen for seen in problems.seen if seen not in refusals]
+    problems.expect_refusal(429)

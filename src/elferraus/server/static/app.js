@@ -7,6 +7,7 @@
 
 import { h, fill } from "./dom.js";
 import { detectLang, loadMessages, rememberLang, t, lang } from "./i18n.js";
+import { api } from "./api.js";
 import { buildModel, TableScreen, levelWord, seatName, presence } from "./table.js";
 
 
@@ -145,28 +146,6 @@ document.addEventListener("keydown", (event) => {
 });
 
 // -- talking to the server --------------------------------------------------
-
-async function api(path, body) {
-  let answer;
-  try {
-    // The server words its refusals in the page's language.
-    answer = await fetch(`${path}${path.includes("?") ? "&" : "?"}lang=${lang()}`, {
-      method: body === undefined ? "GET" : "POST",
-      headers: { "Content-Type": "application/json", Accept: "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-  } catch {
-    throw new Error(t("web_error_network"));
-  }
-  let data = null;
-  try {
-    data = await answer.json();
-  } catch {
-    data = null;
-  }
-  if (!answer.ok) throw new Error((data && data.message) || t("web_error_status", { status: answer.status }));
-  return data;
-}
 
 /** The WebSocket to /ws/CODE: hello, state frames, moves; reconnects with backoff. */
 export class Connection {

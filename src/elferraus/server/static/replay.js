@@ -3,6 +3,7 @@
 
 import { h, fill } from "./dom.js";
 import { t } from "./i18n.js";
+import { api } from "./api.js";
 import { rulesOf, fits, parseMove, sortCards, layOnRows } from "./cards.js";
 import { renderBoard, miniCards, describeMove } from "./table.js";
 
@@ -64,18 +65,9 @@ export class ReplayScreen {
 
   async fetch() {
     try {
-      const answer = await fetch(`/api/games/${encodeURIComponent(this.gameId)}/record`, { headers: { Accept: "application/json" } });
-      let data = null;
-      try {
-        data = await answer.json();
-      } catch {
-        data = null;
-      }
-      if (!answer.ok) throw new Error((data && data.message) || t("web_replay_missing", { game: this.gameId }));
-      this.load(data);
+      this.load(await api(`/api/games/${encodeURIComponent(this.gameId)}/record`, undefined, t("web_replay_missing", { game: this.gameId })));
     } catch (error) {
-      const text = error instanceof TypeError ? t("web_error_network") : error.message;
-      fill(this.root, h("p", { class: "error", role: "alert", "data-testid": "replay-error" }, text),
+      fill(this.root, h("p", { class: "error", role: "alert", "data-testid": "replay-error" }, error.message),
         h("p", {}, h("a", { href: "/", class: "button" }, t("web_back_lobby"))));
     }
   }
