@@ -14,6 +14,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from elferraus.arena.stats import percentile
+
 SEATS = 4
 THINK_FLOOR = 0.05
 """The sweep never lets a person think less than this (the server allows 20 frames/s per connection)."""
@@ -97,26 +99,17 @@ class RunResult:
         return {**asdict(self), "failures": self.failures}
 
 
-def percentile(ordered: list[float], q: float) -> float | None:
-    """The q-quantile (0..1) of sorted values, nearest rank."""
-    if not ordered:
-        return None
-    rank = max(0, min(len(ordered) - 1, round(q * len(ordered) + 0.5) - 1))
-    return ordered[rank]
-
-
 def summary_ms(values: list[float]) -> dict[str, float | None]:
+    """Median, p95, p99 (nearest rank, as the arena reports them) and max, in ms; None without values."""
     ordered = sorted(values)
+    if not ordered:
+        return {"median": None, "p95": None, "p99": None, "max": None}
     return {
-        "median": _ms(percentile(ordered, 0.5)),
-        "p95": _ms(percentile(ordered, 0.95)),
-        "p99": _ms(percentile(ordered, 0.99)),
-        "max": _ms(ordered[-1] if ordered else None),
+        "median": 1000 * percentile(ordered, 0.5),
+        "p95": 1000 * percentile(ordered, 0.95),
+        "p99": 1000 * percentile(ordered, 0.99),
+        "max": 1000 * ordered[-1],
     }
-
-
-def _ms(seconds: float | None) -> float | None:
-    return None if seconds is None else seconds * 1000
 
 
 # -- the server process ---------------------------------------------------------
