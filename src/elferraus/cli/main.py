@@ -109,7 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--rooms-per-minute",
         type=_non_negative_float,
-        default=10.0,
+        default=10.0,  # the server's ROOMS_PER_MINUTE, written out so that --help need not import Starlette
         help="new rooms one address may create a minute, on average, after a burst of 20 (default 10; 0: no limit)",
     )
 
