@@ -131,6 +131,15 @@ class Server(ServerProcess):
         )
 
 
+def wait_until(page: Any, expression: str, timeout: float = 10) -> None:
+    """Wait until ``expression`` is true in the page. (Playwright's wait_for_function evaluates a string with
+    eval, which the page's Content-Security-Policy forbids, as it should.)"""
+    deadline = time.monotonic() + timeout
+    while not page.evaluate(expression):
+        assert time.monotonic() < deadline, f"not true within {timeout} s: {expression}"
+        page.wait_for_timeout(50)
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     running = Server(tmp_path_factory.mktemp("browser") / "games.sqlite3")
@@ -345,7 +354,7 @@ def test_two_friends_and_computers_play_a_game_by_link(
     guest.get_by_test_id("join-name").fill("Ben")
     guest.get_by_test_id("join-seat-1").check()
     guest.get_by_test_id("join").click()
-    guest.wait_for_function("location.hash.startsWith('#t=')")
+    wait_until(guest, "location.hash.startsWith('#t=')")
     expect(host.get_by_test_id("seat-1")).to_contain_text("Ben")
     expect(guest.get_by_test_id("seat-0")).to_contain_text("Anna")
     for role, (page, device) in pages.items():
@@ -522,7 +531,7 @@ def test_page_keeps_the_game_when_the_server_is_killed_and_restarted(
         # and the game goes on from there
         log = probe(page)["log"]
         assert act(page, probe(page)), "nothing to do on the player's turn"
-        page.wait_for_function(f"document.querySelectorAll('[data-testid=\"log\"] li').length > {log}")
+        wait_until(page, f"document.querySelectorAll('[data-testid=\"log\"] li').length > {log}")
         expect(page.get_by_test_id("error")).to_have_text("")
     finally:
         own.stop()
@@ -650,12 +659,12 @@ def test_hand_plays_with_the_keyboard_and_cards_have_names(
         elif now["draw"]:
             count = probe(page)["log"]
             page.keyboard.press("d")
-            page.wait_for_function(f"document.querySelectorAll('[data-testid=\"log\"] li').length > {count}")
+            wait_until(page, f"document.querySelectorAll('[data-testid=\"log\"] li').length > {count}")
             used.add("d")
         elif now["end"]:
             count = probe(page)["log"]
             page.keyboard.press("e")
-            page.wait_for_function(f"document.querySelectorAll('[data-testid=\"log\"] li').length > {count}")
+            wait_until(page, f"document.querySelectorAll('[data-testid=\"log\"] li').length > {count}")
             used.add("e")
         else:
             page.wait_for_timeout(40)

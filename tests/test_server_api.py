@@ -35,10 +35,13 @@ def run(tmp_path: Path, test: Callable[[str], Awaitable[None]]) -> None:
     asyncio.run(main())
 
 
-def refused(answer: httpx.Response, status: int, error: str, message: str) -> None:
+def refused(answer: httpx.Response, status: int, error: str, message: str, field: str | None = None) -> None:
     assert answer.status_code == status, answer.text
     assert answer.headers["content-type"].startswith("application/json")
-    assert answer.json() == {"error": error, "message": message}
+    expected = {"error": error, "message": message}
+    if field is not None:
+        expected["field"] = field
+    assert answer.json() == expected
 
 
 # -- creating a room ---------------------------------------------------------------
@@ -184,65 +187,66 @@ def test_the_store_keeps_only_the_tokens_hash(tmp_path: Path) -> None:
     run(tmp_path, test)
 
 
-SETTINGS = tr("web_error_settings", "en")
-INVALID: list[tuple[dict[str, Any], str]] = [
-    ({"players": 1}, "web_error_players"),
-    ({"players": 7}, "web_error_players"),
-    ({"players": 0}, "web_error_players"),
-    ({"players": -4}, "web_error_players"),
-    ({"players": 10**40}, "web_error_players"),
-    ({"players": True}, "web_error_settings"),
-    ({"players": "4"}, "web_error_settings"),
-    ({"players": 4.0}, "web_error_settings"),
-    ({"players": None}, "web_error_settings"),
-    ({"rules": "chaos"}, "web_error_rules"),
-    ({"rules": "Classic"}, "web_error_rules"),
-    ({"rules": ["classic"]}, "web_error_rules"),
-    ({"rounds": 0}, "web_error_rounds"),
-    ({"rounds": 21}, "web_error_rounds"),
-    ({"rounds": False}, "web_error_settings"),
-    ({"rounds": 2.5}, "web_error_settings"),
-    ({"fill": "godlike"}, "web_error_level"),
-    ({"fill": "EASY"}, "web_error_level"),
-    ({"away": 4}, "web_error_timing"),
-    ({"away": 3601}, "web_error_timing"),
-    ({"away": True}, "web_error_settings"),
-    ({"away": "60"}, "web_error_settings"),
-    ({"pace": -0.1}, "web_error_timing"),
-    ({"pace": 5.5}, "web_error_timing"),
-    ({"pace": None}, "web_error_settings"),
-    ({"seats": "open"}, "web_error_seats"),
-    ({"seats": {"kind": "open"}}, "web_error_seats"),
-    ({"seats": [{"kind": "open"}] * 4}, "web_error_seats"),
-    ({"seats": [{"kind": "robot"}]}, "web_error_seats"),
-    ({"seats": [{"kind": "person"}]}, "web_error_seats"),
-    ({"seats": [1]}, "web_error_seats"),
-    ({"seats": [{}]}, "web_error_seats"),
-    ({"seats": [{"kind": "computer", "level": "godlike"}]}, "web_error_level"),
-    ({"seats": [{"kind": "computer", "level": 3}]}, "web_error_level"),
-    ({"seats": [{"kind": "computer", "level": "random"}]}, "web_error_level"),
-    ({"name": ""}, "web_error_name"),
-    ({"name": "   "}, "web_error_name"),
-    ({"name": "x" * 21}, "web_error_name"),
-    ({"name": None}, "web_error_name"),
-    ({"name": 7}, "web_error_name"),
-    ({"name": ["Anna"]}, "web_error_name"),
-    ({"name": "Anna\x00"}, "web_error_name"),
-    ({"name": "An\x07na"}, "web_error_name"),
-    ({"name": "\x1b[31mAnna"}, "web_error_name"),
-    ({"name": "Anna\u202e"}, "web_error_name"),
-    ({"name": "An\u200bna"}, "web_error_name"),
+INVALID: list[tuple[dict[str, Any], str, str]] = [
+    # (a change to a good body, the field the refusal names, the words it says about that field)
+    ({"players": 1}, "players", "web_error_players"),
+    ({"players": 7}, "players", "web_error_players"),
+    ({"players": 0}, "players", "web_error_players"),
+    ({"players": -4}, "players", "web_error_players"),
+    ({"players": 10**40}, "players", "web_error_players"),
+    ({"players": True}, "players", "web_error_players"),
+    ({"players": "4"}, "players", "web_error_players"),
+    ({"players": 4.0}, "players", "web_error_players"),
+    ({"players": None}, "players", "web_error_players"),
+    ({"rules": "chaos"}, "rules", "web_error_rules"),
+    ({"rules": "Classic"}, "rules", "web_error_rules"),
+    ({"rules": ["classic"]}, "rules", "web_error_rules"),
+    ({"rounds": 0}, "rounds", "web_error_rounds"),
+    ({"rounds": 21}, "rounds", "web_error_rounds"),
+    ({"rounds": False}, "rounds", "web_error_rounds"),
+    ({"rounds": 2.5}, "rounds", "web_error_rounds"),
+    ({"fill": "godlike"}, "fill", "web_error_level"),
+    ({"fill": "EASY"}, "fill", "web_error_level"),
+    ({"away": 4}, "away", "web_error_away"),
+    ({"away": 3601}, "away", "web_error_away"),
+    ({"away": True}, "away", "web_error_away"),
+    ({"away": "60"}, "away", "web_error_away"),
+    ({"pace": -0.1}, "pace", "web_error_pace"),
+    ({"pace": 5.5}, "pace", "web_error_pace"),
+    ({"pace": None}, "pace", "web_error_pace"),
+    ({"seats": "open"}, "seats", "web_error_seats"),
+    ({"seats": {"kind": "open"}}, "seats", "web_error_seats"),
+    ({"seats": [{"kind": "open"}] * 4}, "seats", "web_error_seats"),
+    ({"seats": [{"kind": "robot"}]}, "seats.0.kind", "web_error_seats"),
+    ({"seats": [{"kind": "person"}]}, "seats.0.kind", "web_error_seats"),
+    ({"seats": [1]}, "seats.0", "web_error_seats"),
+    ({"seats": [{}]}, "seats.0.kind", "web_error_seats"),
+    ({"seats": [{"kind": "computer", "level": "godlike"}]}, "seats.0.level", "web_error_level"),
+    ({"seats": [{"kind": "computer", "level": 3}]}, "seats.0.level", "web_error_level"),
+    ({"seats": [{"kind": "computer", "level": "random"}]}, "seats.0.level", "web_error_level"),
+    ({"name": ""}, "name", "web_error_name"),
+    ({"name": "   "}, "name", "web_error_name"),
+    ({"name": "x" * 21}, "name", "web_error_name"),
+    ({"name": None}, "name", "web_error_name"),
+    ({"name": 7}, "name", "web_error_name"),
+    ({"name": ["Anna"]}, "name", "web_error_name"),
+    ({"name": "Anna\x00"}, "name", "web_error_name"),
+    ({"name": "An\x07na"}, "name", "web_error_name"),
+    ({"name": "\x1b[31mAnna"}, "name", "web_error_name"),
+    ({"name": "Anna\u202e"}, "name", "web_error_name"),
+    ({"name": "An\u200bna"}, "name", "web_error_name"),
 ]
 
 
 def test_invalid_settings_are_refused_with_the_reason(tmp_path: Path) -> None:
     async def test(base: str) -> None:
         wrong = []
-        for change, key in INVALID:
+        for change, field, key in INVALID:
             body = {"name": "Anna", "players": 4, **change}
             for lang in ("en", "de"):
                 answer = await post(base, f"/api/rooms?lang={lang}", json=body)
-                expected = {"error": "bad_request", "message": tr(key, lang)}
+                message = tr("web_error_in_field", lang, field=field, problem=tr(key, lang))
+                expected = {"error": "bad_request", "message": message, "field": field}
                 if answer.status_code != 400 or answer.json() != expected:
                     wrong.append(f"{change} ({lang}): {answer.status_code} {answer.text}, expected {expected}")
         assert not wrong
@@ -258,10 +262,11 @@ def test_the_messages_name_what_was_wrong() -> None:
     assert "classic" in tr("web_error_rules", "en")
     assert "1 to 20" in tr("web_error_rounds", "en")
     assert "easy" in tr("web_error_level", "en")
-    assert "5-3600" in tr("web_error_timing", "en")
+    assert "5 to 3600" in tr("web_error_away", "en")
+    assert "0 to 5" in tr("web_error_pace", "en")
+    assert "0 to 5" in tr("web_error_seat_number", "en")
     assert "kind" in tr("web_error_seats", "en")
     assert "1 to 20 printable" in tr("web_error_name", "en")
-    assert "whole numbers" in SETTINGS
     assert "JSON object" in tr("web_error_json", "en")
 
 
@@ -299,7 +304,8 @@ def test_a_body_that_is_not_a_json_object_is_refused(tmp_path: Path) -> None:
         deep = b"[" * 4000 + b"]" * 4000
         refused(await post(base, "/api/rooms", content=deep, headers=headers), 400, "bad_request", message)
         # no body at all is an empty object: then the name is missing
-        refused(await post(base, "/api/rooms"), 400, "bad_request", tr("web_error_name", "en"))
+        name = tr("web_error_in_field", "en", field="name", problem=tr("web_error_name", "en"))
+        refused(await post(base, "/api/rooms"), 400, "bad_request", name, "name")
 
     run(tmp_path, test)
 
@@ -388,17 +394,17 @@ def test_joining_a_seat_that_is_not_free(tmp_path: Path) -> None:
             answer = await post(base, f"/api/rooms/{code}/join", json={"name": "Carl", "seat": seat})
             refused(answer, 409, "seat_taken", tr("web_error_seat_taken", "en", seat=seat))
         # a seat that does not exist is a bad request
-        for seat in [4, 99, -1, 10**30]:
-            answer = await post(base, f"/api/rooms/{code}/join", json={"name": "Carl", "seat": seat})
-            refused(answer, 400, "bad_request", tr("web_error_no_seat", "en", seat=seat))
-        seats = tr("web_error_seats", "en")
-        for bad in [True, "3", 3.0, None, [3]]:
+        answer = await post(base, f"/api/rooms/{code}/join", json={"name": "Carl", "seat": 4})
+        refused(answer, 400, "bad_request", tr("web_error_no_seat", "en", seat=4))
+        number = tr("web_error_in_field", "en", field="seat", problem=tr("web_error_seat_number", "en"))
+        for bad in [99, -1, 10**30, True, "3", 3.0, None, [3]]:
             answer = await post(base, f"/api/rooms/{code}/join", json={"name": "Carl", "seat": bad})
-            refused(answer, 400, "bad_request", seats)
-        refused(await post(base, f"/api/rooms/{code}/join", json={"name": "Carl"}), 400, "bad_request", seats)
-        for name in ["", "x" * 21, "Carl\x00", 5]:
-            answer = await post(base, f"/api/rooms/{code}/join", json={"name": name, "seat": 3})
-            refused(answer, 400, "bad_request", tr("web_error_name", "en"))
+            refused(answer, 400, "bad_request", number, "seat")
+        refused(await post(base, f"/api/rooms/{code}/join", json={"name": "Carl"}), 400, "bad_request", number, "seat")
+        name = tr("web_error_in_field", "en", field="name", problem=tr("web_error_name", "en"))
+        for bad in ["", "x" * 21, "Carl\x00", 5]:
+            answer = await post(base, f"/api/rooms/{code}/join", json={"name": bad, "seat": 3})
+            refused(answer, 400, "bad_request", name, "name")
         answer = await post(base, f"/api/rooms/{code}/join", content=b"[3]")
         refused(answer, 400, "bad_request", tr("web_error_json", "en"))
         answer = await post(base, "/api/rooms/ZZZZZZ/join", json={"name": "Carl", "seat": 3})

@@ -12,7 +12,7 @@ import pytest
 from elferraus.record import read_record
 from elferraus.server.client import RoomClient, ServerError, join_room
 from elferraus.server.rooms import hash_token
-from elferraus.server.store import SeatRow, Store
+from elferraus.server.sqlite import SeatRow, SqliteDatabase
 from server_helpers import act, get, look, play_round, raw, room_with_people, start, wait_online
 from web_helpers import serving
 
@@ -27,7 +27,7 @@ def seats() -> list[SeatRow]:
 
 
 def test_a_new_room_and_its_seats(tmp_path: Path) -> None:
-    store = Store(str(tmp_path / "rooms.db"))
+    store = SqliteDatabase(str(tmp_path / "rooms.db"))
     assert not store.code_exists("ABCDEF")
     store.add_room("ABCDEF", SETTINGS, seats())
     assert store.code_exists("ABCDEF")
@@ -47,7 +47,7 @@ def test_a_new_room_and_its_seats(tmp_path: Path) -> None:
 
 
 def test_a_room_code_is_stored_once(tmp_path: Path) -> None:
-    store = Store(str(tmp_path / "rooms.db"))
+    store = SqliteDatabase(str(tmp_path / "rooms.db"))
     store.add_room("ABCDEF", SETTINGS, seats())
     with pytest.raises(sqlite3.IntegrityError):
         store.add_room("ABCDEF", SETTINGS, seats())
@@ -60,7 +60,7 @@ def test_a_room_code_is_stored_once(tmp_path: Path) -> None:
 
 
 def test_games_moves_and_records(tmp_path: Path) -> None:
-    store = Store(str(tmp_path / "rooms.db"))
+    store = SqliteDatabase(str(tmp_path / "rooms.db"))
     store.add_room("ABCDEF", SETTINGS, seats())
     game = store.add_game("ABCDEF", 42, 1, DEAL)
     other = store.add_game("ABCDEF", 42, 2, DEAL)
@@ -88,7 +88,7 @@ def test_games_moves_and_records(tmp_path: Path) -> None:
 
 
 def test_only_the_latest_match_is_loaded(tmp_path: Path) -> None:
-    store = Store(str(tmp_path / "rooms.db"))
+    store = SqliteDatabase(str(tmp_path / "rooms.db"))
     store.add_room("ABCDEF", SETTINGS, seats())
     old = [store.add_game("ABCDEF", 1, 1, DEAL), store.add_game("ABCDEF", 1, 2, DEAL)]
     for game in old:
@@ -103,7 +103,7 @@ def test_only_the_latest_match_is_loaded(tmp_path: Path) -> None:
 
 def test_everything_survives_closing_and_reopening(tmp_path: Path) -> None:
     path = str(tmp_path / "rooms.db")
-    store = Store(path)
+    store = SqliteDatabase(path)
     assert store._db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
     store.add_room("ABCDEF", SETTINGS, seats())
     game = store.add_game("ABCDEF", 7, 1, DEAL)
@@ -113,7 +113,7 @@ def test_everything_survives_closing_and_reopening(tmp_path: Path) -> None:
     with sqlite3.connect(path) as reader:
         assert reader.execute("SELECT text FROM moves WHERE game = ?", (game,)).fetchall() == [("0 R11",)]
     store.close()
-    again = Store(path)
+    again = SqliteDatabase(path)
     assert list(again.rooms()) == before
     assert again.code_exists("ABCDEF")
     again.close()

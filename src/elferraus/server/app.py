@@ -1,41 +1,46 @@
-"""The ASGI app: pages, the JSON API and the WebSocket of every room."""
+"""The ASGI app: pages, the JSON API (published at ``/openapi.json``) and the WebSocket of every room."""
 
 from __future__ import annotations
 
 import contextlib
 import json
 import math
-import secrets
 from collections.abc import AsyncIterator
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from starlette.applications import Starlette
-from starlette.datastructures import MutableHeaders
+from fastapi import FastAPI
+from fastapi import Path as PathParameter
+from fastapi.exceptions import RequestValidationError
+from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
-from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
 from elferraus.i18n import COLOR_WORDS, MESSAGES, Lang
 from elferraus.server.connection import Connection, TokenBucket
-from elferraus.server.rooms import (
-    CODE_LENGTH,
-    Room,
-    RoomError,
-    RoomSettings,
-    SeatState,
-    hash_token,
-    new_code,
-    valid_level,
-    valid_name,
+from elferraus.server.headers import BodyLimit, RevalidateStatic, SecurityHeaders
+from elferraus.server.lobby import Lobby
+from elferraus.server.rooms import RoomError
+from elferraus.server.schemas import (
+    GameId,
+    Join,
+    JoinAnswer,
+    Language,
+    NewRoom,
+    NewRoomAnswer,
+    Refusal,
+    RoomCode,
+    field_of,
+    message_of,
+    refusal,
 )
-from elferraus.server.store import Store
+from elferraus.server.store import SqliteStore
 
 MAX_BODY = 8192
 STATIC = Path(str(resources.files("elferraus.server").joinpath("static")))
@@ -44,6 +49,20 @@ ROOMS_PER_MINUTE = 10.0
 ROOM_BURST = 20
 """New rooms one address may create at once before the average applies."""
 MAX_TRACKED_ADDRESSES = 10_000
+STATUS_OF = {
+    "no_room": 404,
+    "no_game": 404,
+    "not_found": 404,
+    "method_not_allowed": 405,
+    "seat_taken": 409,
+    "wrong_status": 409,
+    "set_aside": 409,
+    "too_big": 413,
+    "too_many_rooms": 429,
+    "store_unavailable": 503,
+}
+RETRY_AFTER_STORE = 1
+"""Seconds after which a request the database refused may be sent again."""
 
 
 class RoomCreationLimit:
@@ -87,109 +106,29 @@ class RoomCreationLimit:
                 del self._buckets[address]
 
 
-class Lobby:
-    """Every room of this server, kept in memory and in the store."""
-
-    def __init__(self, store: Store) -> None:
-        self.store = store
-        self.rooms: dict[str, Room] = {}
-
-    def restore(self) -> None:
-        """Bring back every stored room, and set its computers playing again."""
-        for row in self.store.rooms():
-            room = Room.restore(row, self.store)
-            self.rooms[room.code] = room
-            if room.status == "playing":
-                room.ensure_driver()
-
-    def create(self, body: dict[str, Any]) -> tuple[Room, str]:
-        """A new room from the host's choices; returns it and the host's token."""
-        name = valid_name(body.get("name"))
-        try:
-            settings = RoomSettings(
-                players=_integer(body.get("players", 4)),
-                rules=str(body.get("rules", "classic")),
-                rounds=_integer(body.get("rounds", 1)),
-                fill=str(body.get("fill", "medium")),
-                away=float(_number(body.get("away", 60))),
-                pace=float(_number(body.get("pace", 0.8))),
-            )
-        except (TypeError, ValueError):
-            raise RoomError("bad_request", "web_error_settings") from None
-        seats_spec = body.get("seats", [])
-        if not isinstance(seats_spec, list) or len(seats_spec) > settings.players - 1:
-            raise RoomError("bad_request", "web_error_seats")
-        token = secrets.token_urlsafe(32)
-        seats = [SeatState(0, name, "person", None, hash_token(token))]
-        for seat in range(1, settings.players):
-            spec = seats_spec[seat - 1] if seat - 1 < len(seats_spec) else {"kind": "open"}
-            if not isinstance(spec, dict) or spec.get("kind") not in ("open", "computer"):
-                raise RoomError("bad_request", "web_error_seats")
-            if spec["kind"] == "computer":
-                level = valid_level(spec.get("level", settings.fill))
-                seats.append(SeatState(seat, f"Computer {seat + 1}", "computer", level))
-            else:
-                seats.append(SeatState(seat, "", "open"))
-        code = new_code(lambda candidate: candidate in self.rooms or self.store.code_exists(candidate))
-        room = Room(code, settings, seats, self.store)
-        self.store.add_room(code, settings.to_dict(), [state.row() for state in seats])
-        self.rooms[code] = room
-        return room, token
-
-    def room(self, code: str) -> Room:
-        """The room with this code.
-
-        Raises:
-            RoomError: there is none.
-        """
-        room = self.rooms.get(code.upper()) if len(code) == CODE_LENGTH else None
-        if room is None:
-            raise RoomError("no_room", "web_error_no_room")
-        return room
-
-    async def close(self) -> None:
-        """Stop every room's task."""
-        for room in self.rooms.values():
-            await room.close()
+def _lang(request: Request) -> Lang:
+    return "de" if request.query_params.get("lang") == "de" else "en"
 
 
-def _integer(value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError("not an integer")
-    return value
+def refuse(error: RoomError, lang: Lang) -> JSONResponse:
+    """The JSON answer refusing a request: its code, the reason in words, the field at fault if any."""
+    body: dict[str, Any] = {"error": error.code, "message": message_of(error, lang)}
+    if "field" in error.details:
+        body["field"] = error.details["field"]
+    response = JSONResponse(body, status_code=STATUS_OF.get(error.code, 400))
+    if error.code == "store_unavailable":
+        response.headers["Retry-After"] = str(RETRY_AFTER_STORE)
+    return response
 
 
-def _number(value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise TypeError("not a number")
-    return float(value)
-
-
-def _error(error: RoomError, status: int = 400, lang: Lang = "en") -> JSONResponse:
-    return JSONResponse({"error": error.code, "message": error.message(lang)}, status_code=status)
-
-
-STATUS_OF = {"no_room": 404, "no_game": 404, "seat_taken": 409, "wrong_status": 409, "too_big": 413}
-
-
-async def _body(request: Request) -> dict[str, Any]:
-    declared = request.headers.get("content-length")
-    if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY):
-        raise RoomError("too_big")
-    chunks = []
-    size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > MAX_BODY:
-            raise RoomError("too_big")
-        chunks.append(chunk)
-    try:
-        data = json.loads(b"".join(chunks) or b"{}")
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
-        raise RoomError("bad_request", "web_error_json") from None
-    if not isinstance(data, dict):
-        raise RoomError("bad_request", "web_error_json")
-    return data
+REFUSALS: dict[int | str, dict[str, Any]] = {
+    status: {"model": Refusal, "description": description}
+    for status, description in [
+        (400, "a field is missing or wrong (named in `field`)"),
+        (413, "the body is over 8 KB"),
+        (503, "the database could not store it just now; nothing changed; try again after `Retry-After`"),
+    ]
+}
 
 
 def create_app(
@@ -197,7 +136,7 @@ def create_app(
     *,
     static_dir: Path | None = None,
     rooms_per_minute: float = ROOMS_PER_MINUTE,
-) -> Starlette:
+) -> FastAPI:
     """The server's ASGI app, with its rooms stored in ``db_path``.
 
     One client address may create ``rooms_per_minute`` rooms a minute on
@@ -211,90 +150,142 @@ def create_app(
         return state["lobby"]
 
     @contextlib.asynccontextmanager
-    async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        store = Store(db_path)
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        store = await SqliteStore.open(db_path)
         state["lobby"] = Lobby(store)
-        state["lobby"].restore()
         try:
+            await state["lobby"].restore()
             yield
         finally:
             await state["lobby"].close()
-            store.close()
+            await store.close()
 
-    def lang_of(request: Request) -> Lang:
-        return "de" if request.query_params.get("lang") == "de" else "en"
+    app = FastAPI(
+        title="Elfer raus! web game",
+        version="1",
+        summary="Rooms, seats and finished games of the web game; play itself goes over the WebSocket /ws/{code}.",
+        openapi_url="/openapi.json",
+        docs_url=None,
+        redoc_url=None,
+        lifespan=lifespan,
+        strict_content_type=False,
+        middleware=[
+            Middleware(SecurityHeaders),
+            Middleware(BodyLimit, limit=MAX_BODY, refuse=lambda lang: refuse(RoomError("too_big"), lang)),
+            Middleware(GZipMiddleware, minimum_size=512),
+            Middleware(RevalidateStatic),
+        ],
+    )
 
-    async def create_room(request: Request) -> Response:
+    @app.exception_handler(RoomError)
+    async def room_error(request: Request, error: Exception) -> Response:
+        assert isinstance(error, RoomError)
+        return refuse(error, _lang(request))
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, error: Exception) -> Response:
+        assert isinstance(error, RequestValidationError)
+        errors = error.errors()
+        if errors and tuple(errors[0].get("loc", ()))[:1] == ("path",):
+            # An address that cannot name a room or game names none: 404, as for one that does not exist.
+            if field_of(errors[0]["loc"]) == "code":
+                return refuse(RoomError("no_room", "web_error_no_room"), _lang(request))
+            return refuse(RoomError("no_game", "web_error_no_game"), _lang(request))
+        return refuse(refusal(errors), _lang(request))
+
+    @app.exception_handler(HTTPException)
+    async def http_error(request: Request, error: Exception) -> Response:
+        assert isinstance(error, HTTPException)
+        code = {404: "not_found", 405: "method_not_allowed"}.get(error.status_code, "bad_request")
+        key = "web_error_json" if code == "bad_request" else f"web_error_{code}"
+        response = refuse(RoomError(code, key), _lang(request))
+        response.status_code = error.status_code if error.status_code < 500 else 400
+        response.headers.update(error.headers or {})
+        return response
+
+    @app.post(
+        "/api/rooms", status_code=201, responses={**REFUSALS, 429: {"model": Refusal}}, response_model=NewRoomAnswer
+    )
+    async def create_room(request: Request, choice: NewRoom, lang: Language = "en") -> Response:
+        """A new room; the host's secret link takes seat 0."""
         address = request.client.host if request.client else ""
         wait = creation_limit.wait(address)
         if wait:
-            response = _error(RoomError("too_many_rooms"), 429, lang_of(request))
+            response = refuse(RoomError("too_many_rooms"), _lang(request))
             response.headers["Retry-After"] = str(math.ceil(wait))
             return response
-        try:
-            room, token = lobby().create(await _body(request))
-        except RoomError as error:
-            return _error(error, STATUS_OF.get(error.code, 400), lang_of(request))
+        room, token = await lobby().create(choice)
         creation_limit.count(address)
-        return JSONResponse(
-            {
-                "code": room.code,
-                "seat": 0,
-                "token": token,
-                "invite": f"/r/{room.code}",
-                "link": f"/r/{room.code}#t={token}",
-            },
-            status_code=201,
+        answer = NewRoomAnswer(
+            code=room.code, seat=0, token=token, invite=f"/r/{room.code}", link=f"/r/{room.code}#t={token}"
         )
+        return JSONResponse(answer.model_dump(), status_code=201)
 
-    async def show_room(request: Request) -> Response:
+    @app.get(
+        "/api/rooms/{code}",
+        responses={400: REFUSALS[400], 404: {"model": Refusal}, 409: {"model": Refusal}},
+        response_model=dict[str, Any],
+    )
+    async def show_room(code: Annotated[RoomCode, PathParameter()], lang: Language = "en") -> dict[str, Any]:
+        """The room as anybody may see it."""
+        return lobby().room(code).room_payload()
+
+    @app.post(
+        "/api/rooms/{code}/join",
+        responses={**REFUSALS, 404: {"model": Refusal}, 409: {"model": Refusal}},
+        response_model=JoinAnswer,
+    )
+    async def join_room(code: Annotated[RoomCode, PathParameter()], choice: Join, lang: Language = "en") -> JoinAnswer:
+        """Take an open seat before the host starts."""
+        room = lobby().room(code)
+        token = await room.join(choice.seat, choice.name)
+        return JoinAnswer(seat=choice.seat, token=token, link=f"/r/{room.code}#t={token}")
+
+    @app.get(
+        "/api/games/{game}/record",
+        responses={400: REFUSALS[400], 404: {"model": Refusal}, 503: REFUSALS[503]},
+        response_model=dict[str, Any],
+    )
+    async def game_record(game: Annotated[GameId, PathParameter()], lang: Language = "en") -> Response:
+        """A finished game's ``elferraus/1`` record (404 while it runs)."""
         try:
-            room = lobby().room(request.path_params["code"])
-        except RoomError as error:
-            return _error(error, 404, lang_of(request))
-        return JSONResponse(room.room_payload())
-
-    async def join_room(request: Request) -> Response:
-        try:
-            room = lobby().room(request.path_params["code"])
-            body = await _body(request)
-            seat = _integer(body.get("seat"))
-            token = room.join(seat, valid_name(body.get("name")))
-        except TypeError:
-            return _error(RoomError("bad_request", "web_error_seats"), 400, lang_of(request))
-        except RoomError as error:
-            return _error(error, STATUS_OF.get(error.code, 400), lang_of(request))
-        return JSONResponse({"seat": seat, "token": token, "link": f"/r/{room.code}#t={token}"})
-
-    async def game_record(request: Request) -> Response:
-        text = request.path_params["game"]
-        record = lobby().store.record(int(text)) if text.isdigit() and len(text) < 12 else None
+            record = await lobby().store.record(game)
+        except Exception as error:  # StoreError: a read the database refused
+            raise RoomError("store_unavailable") from error
         if record is None:
-            return _error(RoomError("no_game", "web_error_no_game"), 404, lang_of(request))
-        headers = {"Content-Disposition": f'attachment; filename="elferraus-{text}.json"'}
+            raise RoomError("no_game", "web_error_no_game")
+        headers = {"Content-Disposition": f'attachment; filename="elferraus-{game}.json"'}
         return JSONResponse(record, headers=headers)
 
-    async def messages(request: Request) -> Response:
-        index = 1 if lang_of(request) == "de" else 0
+    @app.get("/api/messages", response_model=dict[str, Any], responses={400: REFUSALS[400]})
+    async def messages(lang: Language = "en") -> Response:
+        """The words the page shows, in one language."""
+        index = 1 if lang == "de" else 0
         return JSONResponse(
             {
-                "lang": lang_of(request),
+                "lang": "de" if index else "en",
                 "messages": {key: pair[index] for key, pair in MESSAGES.items()},
                 "colors": {key: pair[index] for key, pair in COLOR_WORDS.items()},
             },
             headers={"Cache-Control": "max-age=3600"},
         )
 
+    @app.get("/healthz", response_class=PlainTextResponse, responses={200: {"content": {"text/plain": {}}}})
+    async def health() -> PlainTextResponse:
+        """``ok`` while the server serves."""
+        return PlainTextResponse("ok")
+
     async def page(request: Request) -> Response:
         return FileResponse(assets / "index.html", headers={"Cache-Control": "no-cache"})
 
-    async def health(request: Request) -> Response:
-        return PlainTextResponse("ok")
+    for path in ("/", "/r/{code}", "/replay/{game}", "/rules"):
+        app.add_route(path, page, include_in_schema=False)
 
+    @app.websocket("/ws/{code}")
     async def websocket_endpoint(websocket: WebSocket) -> None:
         await websocket.accept()
         try:
-            room = lobby().room(websocket.path_params["code"])
+            room = lobby().room(str(websocket.path_params["code"]))
         except RoomError as error:
             message = {"type": "error", "code": error.code, "message": error.message("en"), "seq": None}
             await websocket.send_text(json.dumps(message))
@@ -302,40 +293,5 @@ def create_app(
             return
         await Connection(websocket, room).run()
 
-    routes = [
-        Route("/", page),
-        Route("/r/{code}", page),
-        Route("/replay/{game}", page),
-        Route("/rules", page),
-        Route("/healthz", health),
-        Route("/api/rooms", create_room, methods=["POST"]),
-        Route("/api/rooms/{code}", show_room),
-        Route("/api/rooms/{code}/join", join_room, methods=["POST"]),
-        Route("/api/games/{game}/record", game_record),
-        Route("/api/messages", messages),
-        WebSocketRoute("/ws/{code}", websocket_endpoint),
-        Mount("/static", StaticFiles(directory=assets, check_dir=False), name="static"),
-    ]
-    middleware = [Middleware(GZipMiddleware, minimum_size=512), Middleware(RevalidateStatic)]
-    return Starlette(routes=routes, lifespan=lifespan, middleware=middleware)
-
-
-class RevalidateStatic:
-    """The page's files are checked again on every load (answered 304 by ETag when unchanged):
-    a new version of the game is never mixed with an old cached module."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or not str(scope.get("path", "")).startswith("/static/"):
-            await self.app(scope, receive, send)
-            return
-
-        async def send_with_header(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                headers = MutableHeaders(scope=message)
-                headers["Cache-Control"] = "no-cache"
-            await send(message)
-
-        await self.app(scope, receive, send_with_header)
+    app.router.routes.append(Mount("/static", StaticFiles(directory=assets, check_dir=False), name="static"))
+    return app

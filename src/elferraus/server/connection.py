@@ -1,6 +1,7 @@
 """One WebSocket client: its seat, its language, its frames in and out.
 
-Frames in are checked (size, JSON, type, rate) before they reach the room;
+Frames in are checked (rate, size, then their schema in ``schemas.py``)
+before they reach the room, and every refused frame is answered;
 frames out are one writer's job. A client only ever needs the newest
 ``state``, so a slow client skips the ones it could not take in time
 instead of piling them up.
@@ -19,6 +20,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from elferraus.i18n import Lang
 from elferraus.server.rooms import Room, RoomError
+from elferraus.server.schemas import Act, Hello, MoveFrame, message_of, read_frame
 
 MAX_FRAME = 4096
 """The longest text frame a client may send (bytes)."""
@@ -35,6 +37,18 @@ CLOSE_TIMEOUT = 5.0
 """Seconds the last words to a client sent away may take."""
 HELLO_TIMEOUT = 10.0
 POLICY_VIOLATION = 1008
+ANSWERED = ("unknown_type", "bad_move", "stale", "wrong_status")
+"""Refusals of well-formed frames that ask for something impossible: answered, but not counted as bad frames."""
+
+
+def _lang_of(text: str) -> Lang:
+    """The language a frame asks for, read leniently (its other fields may be wrong)."""
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return "en"
+    lang = data.get("lang") if isinstance(data, dict) else None
+    return "de" if isinstance(lang, str) and lang.lower().startswith("de") else "en"
 
 
 class TokenBucket:
@@ -76,7 +90,6 @@ class Connection:
         self._flood = TokenBucket(FLOOD_RATE, FLOOD_LIMIT)
         """Refusals allowed: a client that keeps sending too fast runs out of these and is sent away."""
         self._bad = 0
-        self._refused = 0
         self._closed = False
         self._sending_away = False
 
@@ -92,9 +105,12 @@ class Connection:
         self._outbox.append(json.dumps(message, separators=(",", ":")))
         self._wake.set()
 
-    def error(self, code: str, message: str) -> None:
-        """Queue an ``error``."""
-        self.send({"type": "error", "code": code, "message": message, "seq": self.room.seq})
+    def error(self, code: str, message: str, field: object = None) -> None:
+        """Queue an ``error`` (naming the ``field`` at fault, if there is one)."""
+        frame: dict[str, Any] = {"type": "error", "code": code, "message": message, "seq": self.room.seq}
+        if field is not None:
+            frame["field"] = field
+        self.send(frame)
 
     async def _write(self) -> None:
         while True:
@@ -140,18 +156,21 @@ class Connection:
 
     async def _hello(self) -> bool:
         try:
-            frame = await asyncio.wait_for(self._receive(), HELLO_TIMEOUT)
+            frame = await asyncio.wait_for(self._receive(greeting=True), HELLO_TIMEOUT)
         except TimeoutError:
             await self._close_with("bad_frame", RoomError("bad_frame", "web_error_no_hello").message(self.lang))
             return False
-        if frame is None or frame.get("type") != "hello":
+        except RoomError as error:  # the first frame was no hello, or a hello with a token that cannot be one
+            if error.code != "bad_token":
+                error = RoomError("bad_frame", "web_error_hello_first")
+            await self._close_with(error.code, error.message(self.lang))
+            return False
+        if not isinstance(frame, Hello):
             await self._close_with("bad_frame", RoomError("bad_frame", "web_error_hello_first").message(self.lang))
             return False
-        lang = frame.get("lang")
-        self.lang = "de" if lang == "de" else "en"
-        token = frame.get("token")
-        if token is not None:
-            seat = self.room.seat_of(token) if isinstance(token, str) and len(token) <= 100 else None
+        self.lang = "de" if frame.lang is not None and frame.lang.lower().startswith("de") else "en"
+        if frame.token is not None:
+            seat = self.room.seat_of(frame.token)
             if seat is None:
                 await self._close_with("bad_token", RoomError("bad_token").message(self.lang))
                 return False
@@ -159,42 +178,48 @@ class Connection:
         self.state_changed(self.room)
         return True
 
-    async def _receive(self) -> dict[str, Any] | None:
-        """The next frame as a JSON object, or None if it was refused (and answered)."""
+    async def _receive(self, *, greeting: bool = False) -> Hello | MoveFrame | Act | None:
+        """The next frame, checked against its schema, or None if it was refused (and answered).
+
+        Raises:
+            RoomError: with ``greeting``, the frame's refusal (the caller closes the connection).
+        """
         message = await self.websocket.receive()
         if message["type"] == "websocket.disconnect":
             raise WebSocketDisconnect(message.get("code", 1000))
         if not self._bucket.take():
-            self._refused += 1
             if not self._flood.take():
                 await self._close_with("rate_limited", RoomError("rate_limited").message(self.lang))
-            elif self._refused == 1 or self._refused % 10 == 0:
+            else:
                 self.error("rate_limited", RoomError("rate_limited").message(self.lang))
             return None
         text = message.get("text")
-        problem = None
         if text is None:
-            problem = "bad_frame"
+            await self._bad_frame(RoomError("bad_frame"))
         elif len(text) > MAX_FRAME or (4 * len(text) > MAX_FRAME and len(text.encode()) > MAX_FRAME):
-            problem = "too_big"
+            await self._bad_frame(RoomError("too_big"))
         else:
             try:
-                data = json.loads(text)
-            except (json.JSONDecodeError, RecursionError):
-                data = None
-            if isinstance(data, dict):
-                return data
-            problem = "bad_frame"
-        await self._bad_frame(problem)
+                return read_frame(text)
+            except RoomError as error:
+                if greeting:
+                    self.lang = _lang_of(text)  # so that even a refused hello is answered in its language
+                    raise
+                if error.code == "bad_token":
+                    error = RoomError("wrong_status", "web_error_hello_twice")
+                if error.code in ANSWERED:
+                    self.error(error.code, error.message(self.lang), error.details.get("field"))
+                else:
+                    await self._bad_frame(error)
         return None
 
-    async def _bad_frame(self, code: str) -> None:
+    async def _bad_frame(self, error: RoomError) -> None:
         self._bad += 1
-        message = RoomError(code).message(self.lang)
+        message = message_of(error, self.lang)
         if self._bad >= BAD_FRAMES_ALLOWED:
-            await self._close_with(code, message)
+            await self._close_with(error.code, message)
         else:
-            self.error(code, message)
+            self.error(error.code, message, error.details.get("field"))
 
     async def _close_with(self, code: str, message: str) -> None:
         """Send the client away: the errors queued so far, this one, then close (1008)."""
@@ -203,23 +228,20 @@ class Connection:
         self._closed = True
         self._wake.set()
 
-    async def _handle(self, frame: dict[str, Any]) -> None:
-        kind = frame.get("type")
+    async def _handle(self, frame: Hello | MoveFrame | Act) -> None:
         room = self.room
         try:
-            if kind == "ping":
-                self.send({"type": "pong"})
-            elif kind == "move":
-                room.move(self.seat, frame.get("move"), frame.get("seq"))
-            elif kind == "start":
-                room.start(self.seat)
-            elif kind == "next":
-                room.next_round(self.seat)
-            elif kind == "rematch":
-                room.rematch(self.seat)
-            elif kind == "hello":
+            if isinstance(frame, MoveFrame):
+                await room.move(self.seat, frame.move, frame.seq)
+            elif isinstance(frame, Hello):
                 raise RoomError("wrong_status", "web_error_hello_twice")
+            elif frame.type == "ping":
+                self.send({"type": "pong"})
+            elif frame.type == "start":
+                await room.start(self.seat)
+            elif frame.type == "next":
+                await room.next_round(self.seat)
             else:
-                raise RoomError("unknown_type")
+                await room.rematch(self.seat)
         except RoomError as error:
-            self.error(error.code, error.message(self.lang))
+            self.error(error.code, message_of(error, self.lang))

@@ -1,24 +1,30 @@
 """Rooms: who sits where, the match they play, and everything that changes it.
 
-Every change is made on the event loop between two awaits (so changes never
-interleave), is stored before it is told, and raises the room's ``seq``; then
-each connected client gets a ``state`` built from its own seat. Computer players (and computers standing in for absent
-people) think in a worker thread and act at the room's pace.
+Every change is stored first and applied after: a move becomes part of the
+game only once the store has it, and a change the store refuses leaves the
+room exactly as it was (the mover is told ``store_unavailable`` and may send
+it again; a computer tries again with backoff). Changes hold the room's lock,
+so they never interleave; each raises the room's ``seq``, then every connected
+client gets a ``state`` built from its own seat. Computer players (and
+computers standing in for absent people) think in a worker thread and act at
+the room's pace.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import hashlib
 import json
+import logging
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
-from elferraus.bots import BOTS, Bot, make_bot
+from elferraus.bots import Bot, make_bot
 from elferraus.errors import NotationError
 from elferraus.explain import explain_illegal
 from elferraus.game import Game
@@ -28,7 +34,7 @@ from elferraus.moves import Move
 from elferraus.record import read_record
 from elferraus.rules import PRESETS, Rules
 from elferraus.server.payloads import game_payload, hidden_moves, view_payload
-from elferraus.server.store import RoomRow, SeatRow, Store
+from elferraus.server.store import Finish, RoomRow, SeatRow, Store, StoreError
 from elferraus.session import Seat, Table, TableSetup
 
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
@@ -37,6 +43,18 @@ LEVELS = ("easy", "medium", "hard", "expert")
 STAND_IN = "medium"
 """The computer that plays for a person who is away."""
 Status = Literal["waiting", "playing", "round_over", "match_over"]
+RETRY_FIRST = 0.5
+RETRY_LONGEST = 8.0
+"""Seconds a computer waits before it tries again to store a move the database refused (doubling each time)."""
+LOG = logging.getLogger("elferraus.server")
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+def _retrieve(task: asyncio.Task[Any]) -> None:
+    """Take a finished change's outcome, so that one whose caller went away is not reported as lost."""
+    if not task.cancelled():
+        task.exception()
 
 
 class RoomError(Exception):
@@ -156,6 +174,8 @@ class Room:
         self._stand_ins: dict[int, Bot] = {}
         self._cache: dict[tuple[int, int | None], str] = {}
         self._shared: tuple[int, dict[str, Any], dict[str, Any] | None] = (-1, {}, None)
+        self._lock = asyncio.Lock()
+        """Held by every change: a change awaits the store, and no other may start from the state it began with."""
 
     # -- who is who -----------------------------------------------------------
 
@@ -241,81 +261,137 @@ class Room:
 
     # -- the host's and players' actions --------------------------------------
 
-    def join(self, seat: int, name: str) -> str:
-        """Give the open ``seat`` to a person called ``name``; returns his token."""
-        if self.status != "waiting":
-            raise RoomError("wrong_status", "web_error_started")
-        if not 0 <= seat < len(self.seats):
-            raise RoomError("bad_request", "web_error_no_seat", seat=seat)
-        if self.seats[seat].kind != "open":
-            raise RoomError("seat_taken", "web_error_seat_taken", seat=seat)
-        token = secrets.token_urlsafe(32)
-        state = self.seats[seat]
-        state.name, state.kind, state.token_hash = name, "person", hash_token(token)
-        self.store.update_seat(self.code, state.row())
-        self._changed()
-        return token
+    async def _change(self, change: Callable[[], Awaitable[T]]) -> T:
+        """Run one change of the room under its lock, to its end even if the caller goes away meanwhile.
 
-    def start(self, seat: int | None) -> None:
-        """The host starts the match: open seats go to computers."""
-        self._require_host(seat)
-        if self.status != "waiting":
-            raise RoomError("wrong_status", "web_error_started")
-        for state in self.seats:
-            if state.kind == "open":
-                state.kind, state.level = "computer", self.settings.fill
-                state.name = tr("name_computer", "en", n=state.seat + 1)
-                self.store.update_seat(self.code, state.row())
-        self._new_match()
+        A change stores first and applies after; a caller cancelled between the two (a client gone, the
+        server stopping) must not leave a stored change unapplied.
+        """
 
-    def next_round(self, seat: int | None) -> None:
-        """The host deals the match's next round."""
-        self._require_host(seat)
-        if self.status != "round_over" or self.table is None:
-            raise RoomError("wrong_status", "web_error_not_round_over")
-        self.table.next_round()
-        self._store_game()
-        self._set_status("playing")
+        async def locked() -> T:
+            async with self._lock:
+                return await change()
 
-    def rematch(self, seat: int | None) -> None:
-        """The host starts a new match at the same table."""
-        self._require_host(seat)
-        if self.status != "match_over":
-            raise RoomError("wrong_status", "web_error_not_match_over")
-        self._new_match()
+        task = asyncio.ensure_future(locked())
+        task.add_done_callback(_retrieve)
+        return await asyncio.shield(task)
 
-    def move(self, seat: int | None, text: object, seq: object) -> None:
-        """A person's move (``"R12"``, ``"draw"``, ``"pass"``) made at ``seq``."""
-        if seat is None:
-            raise RoomError("not_a_player")
-        if self.status != "playing" or self.table is None:
-            raise RoomError("wrong_status", "web_error_not_playing")
-        if not isinstance(seq, int) or isinstance(seq, bool) or seq != self.seq:
-            raise RoomError("stale", seq=seq, current=self.seq)
-        if not isinstance(text, str) or len(text) > 8:
-            raise RoomError("bad_move")
+    async def _store(self, write: Awaitable[R]) -> R:
+        """Await a store call; a failure becomes the retryable refusal ``store_unavailable``."""
         try:
-            move = Move.parse(text)
-        except NotationError:
-            raise RoomError("bad_move") from None
-        game = self.table.game
-        if game.turn != seat:
-            raise RoomError("not_your_turn")
-        self._push(move)
+            return await write
+        except StoreError as error:
+            LOG.warning("room %s: the database refused a change: %s", self.code, error.reason)
+            raise RoomError("store_unavailable") from error
 
-    def _push(self, move: Move) -> None:
-        """Make a legal move for the seat to move, store it, then tell everybody."""
+    async def join(self, seat: int, name: str) -> str:
+        """Give the open ``seat`` to a person called ``name``; returns his token."""
+
+        async def change() -> str:
+            if self.status != "waiting":
+                raise RoomError("wrong_status", "web_error_started")
+            if not 0 <= seat < len(self.seats):
+                raise RoomError("bad_request", "web_error_no_seat", seat=seat)
+            if self.seats[seat].kind != "open":
+                raise RoomError("seat_taken", "web_error_seat_taken", seat=seat)
+            token = secrets.token_urlsafe(32)
+            state = self.seats[seat]
+            taken = SeatState(seat, name, "person", None, hash_token(token))
+            await self._store(self.store.update_seat(self.code, taken.row()))
+            state.name, state.kind, state.token_hash = taken.name, taken.kind, taken.token_hash
+            self._changed()
+            return token
+
+        return await self._change(change)
+
+    async def start(self, seat: int | None) -> None:
+        """The host starts the match: open seats go to computers."""
+
+        async def change() -> None:
+            self._require_host(seat)
+            if self.status != "waiting":
+                raise RoomError("wrong_status", "web_error_started")
+            filled = [
+                SeatState(state.seat, tr("name_computer", "en", n=state.seat + 1), "computer", self.settings.fill)
+                for state in self.seats
+                if state.kind == "open"
+            ]
+            seats = [next((new for new in filled if new.seat == state.seat), state) for state in self.seats]
+            await self._new_match(seats)
+
+        await self._change(change)
+
+    async def next_round(self, seat: int | None) -> None:
+        """The host deals the match's next round."""
+
+        async def change() -> None:
+            self._require_host(seat)
+            if self.status != "round_over" or self.table is None:
+                raise RoomError("wrong_status", "web_error_not_round_over")
+            finished = self.table.game
+            self.table.next_round()
+            try:
+                self.game_id = await self._store_game(self.table, [])
+            except RoomError:
+                self.table.game = finished  # the round over is what everybody still sees
+                raise
+            self._set_status("playing")
+
+        await self._change(change)
+
+    async def rematch(self, seat: int | None) -> None:
+        """The host starts a new match at the same table."""
+
+        async def change() -> None:
+            self._require_host(seat)
+            if self.status != "match_over":
+                raise RoomError("wrong_status", "web_error_not_match_over")
+            await self._new_match(self.seats)
+
+        await self._change(change)
+
+    async def move(self, seat: int | None, text: str, seq: int) -> None:
+        """A person's move (``"R12"``, ``"draw"``, ``"pass"``) made at ``seq``."""
+
+        async def change() -> None:
+            if seat is None:
+                raise RoomError("not_a_player")
+            if self.status != "playing" or self.table is None:
+                raise RoomError("wrong_status", "web_error_not_playing")
+            if seq != self.seq:
+                raise RoomError("stale", seq=seq, current=self.seq)
+            try:
+                move = Move.parse(text)
+            except NotationError:
+                raise RoomError("bad_move") from None
+            if self.table.game.turn != seat:
+                raise RoomError("not_your_turn")
+            await self._push(move)
+
+        await self._change(change)
+
+    async def _push(self, move: Move) -> None:
+        """Store a legal move of the seat to move, then make it and tell everybody (the caller holds the lock)."""
         assert self.table is not None
         assert self.game_id is not None
         game = self.table.game
         if move not in game.legal_moves():
             reason, details, _english = explain_illegal(game, move)
             raise RoomError("illegal", reason=reason, details=details)
+        trial = game.copy()
+        trial.push(move)
+        number = trial.move_count - 1
+        finish = None
+        if trial.is_over():
+            match = copy.deepcopy(self.table.match)
+            match.finish_round(trial)
+            status = "match_over" if match.is_over() else "round_over"
+            finish = Finish(self.code, {"winner": trial.winner, "penalties": trial.penalties()}, status)
+        await self._store(self.store.add_move(self.game_id, number, trial.record_moves()[number], finish))
         game.push(move)
-        number = game.move_count - 1
-        self.store.add_move(self.game_id, number, game.record_moves()[number])
-        if game.is_over():
-            self._finish_round()
+        if finish is not None:
+            self.table.finish_round()
+            self.status = "match_over" if self.table.match.is_over() else "round_over"
         self._changed()
 
     def _require_host(self, seat: int | None) -> None:
@@ -324,37 +400,35 @@ class Room:
 
     # -- rounds ---------------------------------------------------------------
 
-    def _setup(self, seed: int) -> TableSetup:
-        seats = tuple(Seat(state.name, state.level if state.kind == "computer" else None) for state in self.seats)
-        return TableSetup(seats, self.settings.rules, self.settings.rounds, seed=seed)
+    def _setup(self, seed: int, seats: list[SeatState] | None = None) -> TableSetup:
+        chairs = tuple(
+            Seat(state.name, state.level if state.kind == "computer" else None) for state in seats or self.seats
+        )
+        return TableSetup(chairs, self.settings.rules, self.settings.rounds, seed=seed)
 
-    def _new_match(self) -> None:
-        self.table = Table(self._setup(secrets.randbits(62)))
+    async def _new_match(self, seats: list[SeatState]) -> None:
+        """Deal a new match for ``seats`` (the room's, or what they become with it): stored first, then shown."""
+        table = Table(self._setup(secrets.randbits(62), seats))
+        changed = [new.row() for new, old in zip(seats, self.seats, strict=True) if new is not old]
+        self.game_id = await self._store_game(table, changed)
+        for new, old in zip(seats, self.seats, strict=True):
+            if new is not old:
+                old.name, old.kind, old.level = new.name, new.kind, new.level
+        self.table = table
         self._stand_ins.clear()
-        self._store_game()
         self._set_status("playing")
 
-    def _store_game(self) -> None:
-        assert self.table is not None
-        record = self.table.record()
+    async def _store_game(self, table: Table, seats: list[SeatRow]) -> int:
+        record = table.record()
         deal = {key: value for key, value in record.items() if key not in ("moves", "result")}
         # The match seed would deal every later round: it stays in the server (games.match_seed),
         # never in a record that others may download.
         deal["match"] = {key: value for key, value in deal.get("match", {}).items() if key != "seed"}
-        self.game_id = self.store.add_game(self.code, self.table.setup.seed, len(self.table.match.scores) + 1, deal)
-
-    def _finish_round(self) -> None:
-        assert self.table is not None
-        assert self.game_id is not None
-        game = self.table.game
-        self.store.finish_game(self.game_id, {"winner": game.winner, "penalties": game.penalties()})
-        self.table.finish_round()
-        self.status = "match_over" if self.table.match.is_over() else "round_over"
-        self.store.set_status(self.code, self.status)
+        round_number = len(table.match.scores) + 1
+        return await self._store(self.store.start_game(self.code, seats, table.setup.seed, round_number, deal))
 
     def _set_status(self, status: Status) -> None:
         self.status = status
-        self.store.set_status(self.code, status)
         self._changed()
         self.ensure_driver()
 
@@ -364,6 +438,11 @@ class Room:
         """Run the task that plays the computers' turns (once per room)."""
         if self._driver is None or self._driver.done():
             self._driver = asyncio.get_running_loop().create_task(self._drive(), name=f"room {self.code}")
+            self._driver.add_done_callback(self._driver_ended)
+
+    def _driver_ended(self, task: asyncio.Task[None]) -> None:
+        if not task.cancelled() and task.exception() is not None:
+            LOG.error("room %s: the computers stopped playing", self.code, exc_info=task.exception())
 
     async def close(self) -> None:
         """Stop the room's task."""
@@ -399,9 +478,36 @@ class Room:
             if self.table.game is not game or game.move_count != at or self._player_for(seat) is not player:
                 continue
             move = await asyncio.to_thread(player.choose, game.view(seat))
-            unchanged = self.status == "playing" and self.table.game is game and game.move_count == at
-            if unchanged and self._player_for(seat) is player:  # a person back in time plays himself
-                self._push(move)
+            await self._computer_moves(game, at, seat, player, move)
+
+    async def _computer_moves(self, game: Game, at: int, seat: int, player: Bot, move: Move) -> None:
+        """Make a computer's move, retrying with backoff while the store refuses it."""
+        delay = RETRY_FIRST
+        failures = 0
+        while True:
+
+            async def change() -> bool:
+                assert self.table is not None
+                unchanged = self.status == "playing" and self.table.game is game and game.move_count == at
+                if not unchanged or self._player_for(seat) is not player:  # a person back in time plays himself
+                    return True
+                await self._push(move)
+                return True
+
+            try:
+                await self._change(change)
+            except RoomError as error:
+                if error.code != "store_unavailable":
+                    raise
+                failures += 1
+                if failures == 1:
+                    LOG.warning("room %s: a computer's move is not stored yet; retrying", self.code)
+                await asyncio.sleep(delay)
+                delay = min(RETRY_LONGEST, delay * 2)
+                continue
+            if failures:
+                LOG.warning("room %s: the computer's move was stored after %d failed tries", self.code, failures)
+            return
 
     async def _wait_for_person(self, seat: int) -> None:
         """Until something changes, or until the person to move has been away too long."""
@@ -421,8 +527,20 @@ class Room:
 
     @classmethod
     def restore(cls, row: RoomRow, store: Store) -> Room:
-        """A room as it was stored (its match and game replayed move by move)."""
+        """A room as it was stored (its match and game replayed move by move).
+
+        Raises:
+            RecordError, ValueError, TypeError, KeyError, RoomError: the stored rows do not make a room.
+        """
         settings = RoomSettings(**row.settings)
+        if [s.seat for s in row.seats] != list(range(settings.players)):
+            raise ValueError(
+                f"the seats stored are {[s.seat for s in row.seats]}, not one for each of {settings.players}"
+            )
+        if any(s.kind not in ("person", "computer", "open") for s in row.seats):
+            raise ValueError("a seat's kind is none of person, computer, open")
+        if row.status not in ("waiting", "playing", "round_over", "match_over"):
+            raise ValueError(f"unknown status {row.status!r}")
         seats = [SeatState(s.seat, s.name, s.kind, s.level, s.token_hash) for s in row.seats]  # type: ignore[arg-type]
         room = cls(row.code, settings, seats, store)
         room.status = row.status  # type: ignore[assignment]
@@ -438,32 +556,20 @@ class Room:
             room.game_id = last.id
             if game.is_over():
                 room.table.finish_round()
+                room.status = "match_over" if room.table.match.is_over() else "round_over"
+            elif room.status != "playing":
+                raise ValueError(f"the room is stored as {row.status} while its game {last.id} is not over")
+        elif room.status != "waiting":
+            raise ValueError(f"the room is stored as {row.status} but has no game")
         return room
 
 
-def new_code(taken: Callable[[str], bool]) -> str:
+async def new_code(taken: Callable[[str], Awaitable[bool]]) -> str:
     """A fresh room code."""
     while True:
         code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
-        if not taken(code):
+        if not await taken(code):
             return code
 
 
-def valid_name(value: object) -> str:
-    """A player's name, checked: 1-20 printable characters."""
-    if not isinstance(value, str):
-        raise RoomError("bad_request", "web_error_name")
-    name = " ".join(value.split())
-    if not 1 <= len(name) <= 20 or not name.isprintable():
-        raise RoomError("bad_request", "web_error_name")
-    return name
-
-
-def valid_level(value: object) -> str:
-    """A computer level a host may choose."""
-    if not isinstance(value, str) or value not in BOTS or value not in LEVELS:
-        raise RoomError("bad_request", "web_error_level")
-    return value
-
-
-__all__ = ["Game", "Room", "RoomError", "RoomSettings", "SeatState", "new_code", "valid_level", "valid_name"]
+__all__ = ["Game", "Room", "RoomError", "RoomSettings", "SeatState", "new_code"]

@@ -1,201 +1,173 @@
-"""Everything the server must not forget, in SQLite (WAL).
+"""Everything the server must not forget, behind one asynchronous interface.
 
-Rooms, seats (token hashes only), the deal of every game and every accepted
-move. A move is committed before anybody hears of it, so a server killed at
-any moment (even ``kill -9``) comes back with every acknowledged move. WAL
-with ``synchronous=NORMAL`` survives the death of the process; only a power
-cut could lose the last commits.
+The rooms await the store and never touch a database themselves; ``Store``
+is what they rely on, ``SqliteStore`` the implementation on SQLite. Database
+work runs on the store's own threads (one writer, one reader), so a write
+stuck behind another process's lock, a full disk or a failing file never
+holds up the event loop: other rooms play on, and the caller gets a
+``StoreError`` after at most the busy timeout.
 """
 
 from __future__ import annotations
 
-import json
+import asyncio
 import sqlite3
-import time
-from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Protocol, TypeVar
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS rooms (
-    code TEXT PRIMARY KEY,
-    settings TEXT NOT NULL,
-    status TEXT NOT NULL,
-    created REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS seats (
-    code TEXT NOT NULL REFERENCES rooms(code),
-    seat INTEGER NOT NULL,
-    name TEXT NOT NULL,
-    kind TEXT NOT NULL,
-    level TEXT,
-    token_hash TEXT,
-    PRIMARY KEY (code, seat)
-);
-CREATE TABLE IF NOT EXISTS games (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    code TEXT NOT NULL REFERENCES rooms(code),
-    match_seed INTEGER NOT NULL,
-    round INTEGER NOT NULL,
-    deal TEXT NOT NULL,
-    result TEXT,
-    finished REAL
-);
-CREATE TABLE IF NOT EXISTS moves (
-    game INTEGER NOT NULL REFERENCES games(id),
-    n INTEGER NOT NULL,
-    text TEXT NOT NULL,
-    PRIMARY KEY (game, n)
-);
-CREATE INDEX IF NOT EXISTS games_by_room ON games (code, id);
-"""
+from elferraus.server.sqlite import (
+    BUSY_TIMEOUT,
+    Finish,
+    GameRow,
+    RoomRow,
+    SeatRow,
+    SqliteDatabase,
+    StoreError,
+    UnreadableRoom,
+    check_database,
+)
+
+T = TypeVar("T")
 
 
-@dataclass(frozen=True)
-class SeatRow:
-    """A seat as stored."""
+class Store(Protocol):
+    """What the rooms need kept. Every method either finishes whole or raises ``StoreError`` having kept nothing."""
 
-    seat: int
-    name: str
-    kind: str
-    level: str | None
-    token_hash: str | None
+    async def add_room(self, code: str, settings: dict[str, Any], seats: list[SeatRow]) -> None:
+        """Store a new room with its seats."""
 
+    async def update_seat(self, code: str, seat: SeatRow) -> None:
+        """Store a seat's new occupant."""
 
-@dataclass(frozen=True)
-class GameRow:
-    """A game as stored: its record without moves, its moves, its result."""
+    async def code_exists(self, code: str) -> bool:
+        """True if a room with this code was ever made."""
 
-    id: int
-    match_seed: int
-    round: int
-    deal: dict[str, Any]
-    moves: list[str]
-    result: dict[str, Any] | None
+    async def start_game(
+        self, code: str, seats: list[SeatRow], match_seed: int, round_number: int, deal: dict[str, Any]
+    ) -> int:
+        """Store a newly dealt game, the seats that changed for it, and the room as playing; returns its id."""
 
+    async def add_move(self, game: int, number: int, text: str, finish: Finish | None = None) -> None:
+        """Store move ``number`` of ``game`` (and with a round's last move, its result and the room's status)."""
 
-@dataclass(frozen=True)
-class RoomRow:
-    """A room as stored, with its seats and the games of its current match."""
+    async def record(self, game: int) -> dict[str, Any] | None:
+        """A finished game's ``elferraus/1`` record, or None."""
 
-    code: str
-    settings: dict[str, Any]
-    status: str
-    seats: list[SeatRow]
-    games: list[GameRow]
+    async def rooms(self) -> list[RoomRow | UnreadableRoom]:
+        """Every stored room, oldest first."""
+
+    async def close(self) -> None:
+        """Finish the work under way and close."""
 
 
-class Store:
-    """The server's SQLite database.
+class SqliteStore:
+    """``Store`` on a SQLite file (WAL), its work done on two threads of its own.
+
+    A connection that failed for any reason but a lock is closed and opened
+    anew for the next call, so a database that was full or read-only for a
+    while works again once the disk does.
 
     Args:
-        path: the database file (``":memory:"`` for tests).
+        path: the database file (``check_database`` says in words why one cannot be used).
     """
 
     def __init__(self, path: str) -> None:
         self.path = path
-        self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute("PRAGMA foreign_keys=ON")
-        self._db.executescript(SCHEMA)
+        self._writer = ThreadPoolExecutor(1, thread_name_prefix="elferraus-store-write")
+        self._reader = ThreadPoolExecutor(1, thread_name_prefix="elferraus-store-read")
+        self._connections: dict[ThreadPoolExecutor, SqliteDatabase] = {}
 
-    def close(self) -> None:
-        """Close the database."""
-        self._db.close()
+    @classmethod
+    async def open(cls, path: str) -> SqliteStore:
+        """A store on ``path``, its tables made if new.
 
-    def _write(self, sql: str, parameters: tuple[Any, ...]) -> sqlite3.Cursor:
-        with self._db:  # one transaction, committed on leaving
-            return self._db.execute(sql, parameters)
+        Raises:
+            StoreError: the database cannot be used (the message names the path and why).
+        """
+        await asyncio.to_thread(check_database, path)
+        store = cls(path)
+        await store._write(lambda db: None)
+        return store
 
-    # -- rooms and seats ------------------------------------------------------
+    async def _write(self, work: Callable[[SqliteDatabase], T]) -> T:
+        return await self._run(self._writer, work)
 
-    def add_room(self, code: str, settings: dict[str, Any], seats: list[SeatRow]) -> None:
-        """Store a new room with its seats (one transaction)."""
-        with self._db:
-            self._db.execute("BEGIN")
-            self._db.execute(
-                "INSERT INTO rooms (code, settings, status, created) VALUES (?, ?, 'waiting', ?)",
-                (code, json.dumps(settings), time.time()),
-            )
-            self._db.executemany(
-                "INSERT INTO seats (code, seat, name, kind, level, token_hash) VALUES (?, ?, ?, ?, ?, ?)",
-                [(code, s.seat, s.name, s.kind, s.level, s.token_hash) for s in seats],
-            )
+    async def _read(self, work: Callable[[SqliteDatabase], T]) -> T:
+        return await self._run(self._reader, work)
 
-    def update_seat(self, code: str, seat: SeatRow) -> None:
+    async def _run(self, executor: ThreadPoolExecutor, work: Callable[[SqliteDatabase], T]) -> T:
+        return await asyncio.get_running_loop().run_in_executor(executor, self._on_thread, executor, work)
+
+    def _on_thread(self, executor: ThreadPoolExecutor, work: Callable[[SqliteDatabase], T]) -> T:
+        db = self._connections.get(executor)
+        if db is None:
+            db = self._connections[executor] = SqliteDatabase(self.path)
+        try:
+            return work(db)
+        except sqlite3.Error as error:
+            if not isinstance(error, sqlite3.OperationalError) or "locked" not in str(error):
+                del self._connections[executor]
+                db.close()
+            raise StoreError(self.path, str(error)) from error
+        except OSError as error:
+            raise StoreError(self.path, str(error)) from error
+
+    async def add_room(self, code: str, settings: dict[str, Any], seats: list[SeatRow]) -> None:
+        """Store a new room with its seats."""
+        await self._write(lambda db: db.add_room(code, settings, seats))
+
+    async def update_seat(self, code: str, seat: SeatRow) -> None:
         """Store a seat's new occupant."""
-        self._write(
-            "UPDATE seats SET name = ?, kind = ?, level = ?, token_hash = ? WHERE code = ? AND seat = ?",
-            (seat.name, seat.kind, seat.level, seat.token_hash, code, seat.seat),
-        )
+        await self._write(lambda db: db.update_seat(code, seat))
 
-    def set_status(self, code: str, status: str) -> None:
-        """Store a room's status."""
-        self._write("UPDATE rooms SET status = ? WHERE code = ?", (status, code))
-
-    def code_exists(self, code: str) -> bool:
+    async def code_exists(self, code: str) -> bool:
         """True if a room with this code was ever made."""
-        return self._db.execute("SELECT 1 FROM rooms WHERE code = ?", (code,)).fetchone() is not None
+        return await self._read(lambda db: db.code_exists(code))
 
-    # -- games and moves ------------------------------------------------------
+    async def start_game(
+        self, code: str, seats: list[SeatRow], match_seed: int, round_number: int, deal: dict[str, Any]
+    ) -> int:
+        """Store a newly dealt game, the seats that changed for it, and the room as playing; returns its id."""
+        return await self._write(lambda db: db.start_game(code, seats, match_seed, round_number, deal))
 
-    def add_game(self, code: str, match_seed: int, round_number: int, deal: dict[str, Any]) -> int:
-        """Store a newly dealt game; returns its id."""
-        cursor = self._write(
-            "INSERT INTO games (code, match_seed, round, deal) VALUES (?, ?, ?, ?)",
-            (code, match_seed, round_number, json.dumps(deal)),
-        )
-        assert cursor.lastrowid is not None
-        return cursor.lastrowid
+    async def add_move(self, game: int, number: int, text: str, finish: Finish | None = None) -> None:
+        """Store move ``number`` of ``game`` (and with a round's last move, its result and the room's status)."""
+        await self._write(lambda db: db.add_move(game, number, text, finish))
 
-    def add_move(self, game: int, number: int, text: str) -> None:
-        """Store move ``number`` (0-based) of ``game``, committed before this returns."""
-        self._write("INSERT INTO moves (game, n, text) VALUES (?, ?, ?)", (game, number, text))
+    async def record(self, game: int) -> dict[str, Any] | None:
+        """A finished game's ``elferraus/1`` record, or None."""
+        return await self._read(lambda db: db.record(game))
 
-    def finish_game(self, game: int, result: dict[str, Any]) -> None:
-        """Store a finished game's result."""
-        self._write("UPDATE games SET result = ?, finished = ? WHERE id = ?", (json.dumps(result), time.time(), game))
+    async def rooms(self) -> list[RoomRow | UnreadableRoom]:
+        """Every stored room, oldest first; one that cannot be read comes as ``UnreadableRoom``."""
+        return await self._read(lambda db: list(db.rooms()))
 
-    def record(self, game: int) -> dict[str, Any] | None:
-        """A finished game's ``elferraus/1`` record, or None if there is no such finished game."""
-        row = self._db.execute("SELECT deal, result FROM games WHERE id = ?", (game,)).fetchone()
-        if row is None or row[1] is None:
-            return None
-        record: dict[str, Any] = json.loads(row[0])
-        record["moves"] = self._moves(game)
-        record["result"] = json.loads(row[1])
-        return record
+    async def backup(self, target: str) -> None:
+        """A consistent copy of the whole database in the file ``target``."""
+        await self._read(lambda db: db.backup(target))
 
-    def _moves(self, game: int) -> list[str]:
-        return [text for (text,) in self._db.execute("SELECT text FROM moves WHERE game = ? ORDER BY n", (game,))]
+    async def close(self) -> None:
+        """Finish the work under way, then close both connections."""
+        for executor in (self._writer, self._reader):
+            await asyncio.get_running_loop().run_in_executor(executor, self._close_on_thread, executor)
+            executor.shutdown()
 
-    # -- loading --------------------------------------------------------------
+    def _close_on_thread(self, executor: ThreadPoolExecutor) -> None:
+        db = self._connections.pop(executor, None)
+        if db is not None:
+            db.close()
 
-    def rooms(self) -> Iterator[RoomRow]:
-        """Every room, with its seats and the games of its latest match, oldest first."""
-        for code, settings, status in self._db.execute("SELECT code, settings, status FROM rooms ORDER BY created"):
-            seats = [
-                SeatRow(*row)
-                for row in self._db.execute(
-                    "SELECT seat, name, kind, level, token_hash FROM seats WHERE code = ? ORDER BY seat", (code,)
-                )
-            ]
-            games = []
-            rows = self._db.execute(
-                "SELECT id, match_seed, round, deal, result FROM games WHERE code = ? AND match_seed = "
-                "(SELECT match_seed FROM games WHERE code = ? ORDER BY id DESC LIMIT 1) ORDER BY id",
-                (code, code),
-            ).fetchall()
-            for game_id, match_seed, round_number, deal, result in rows:
-                games.append(
-                    GameRow(
-                        game_id,
-                        match_seed,
-                        round_number,
-                        json.loads(deal),
-                        self._moves(game_id),
-                        json.loads(result) if result is not None else None,
-                    )
-                )
-            yield RoomRow(code, json.loads(settings), status, seats, games)
+
+__all__ = [
+    "BUSY_TIMEOUT",
+    "Finish",
+    "GameRow",
+    "RoomRow",
+    "SeatRow",
+    "SqliteStore",
+    "Store",
+    "StoreError",
+    "UnreadableRoom",
+    "check_database",
+]

@@ -1,0 +1,233 @@
+"""Every input the server takes, declared once: HTTP bodies, path parameters and WebSocket frames.
+
+The HTTP routes declare these models, so FastAPI checks each request against
+them and publishes them as the OpenAPI document; the WebSocket reads each
+frame with ``read_frame``. Nothing reaches a room unchecked, and a refusal
+names the field at fault (``refusal``), in the client's language.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError
+
+from elferraus.i18n import Lang, tr
+from elferraus.rules import PRESETS
+from elferraus.server.rooms import CODE_ALPHABET, CODE_LENGTH, LEVELS, RoomError
+
+MAX_SEATS = 6
+MAX_GAME_ID = 2**53 - 1
+"""The largest game number a JavaScript client can hold exactly."""
+TOKEN_LENGTH = 43
+"""A seat token: 32 random bytes, URL-safe base64 without padding."""
+
+Level = Literal["easy", "medium", "hard", "expert"]
+RulesName = Literal["classic", "ravensburger", "beginners"]
+assert set(LEVELS) == set(Level.__args__)  # type: ignore[attr-defined]
+assert set(PRESETS) == set(RulesName.__args__)  # type: ignore[attr-defined]
+
+
+def _name(value: str) -> str:
+    name = " ".join(value.split())
+    if not 1 <= len(name) <= 20 or not name.isprintable():
+        raise ValueError("a name has 1 to 20 printable characters")
+    return name
+
+
+Name = Annotated[str, StringConstraints(max_length=200), AfterValidator(_name)]
+RoomCode = Annotated[
+    str,
+    StringConstraints(pattern=f"^[{CODE_ALPHABET}{CODE_ALPHABET.lower()}]{{{CODE_LENGTH}}}$"),
+    Field(description="the room's code (6 characters, any case)", examples=["K7MPQ2"]),
+]
+GameId = Annotated[int, Field(ge=1, le=MAX_GAME_ID, description="a finished game's number", examples=[1])]
+Language = Annotated[
+    str,
+    StringConstraints(max_length=35),
+    Field(description="the language of the answer's words: de for German, else English"),
+]
+
+
+class _Input(BaseModel):
+    # Unknown keys are ignored: an older server keeps serving a newer page.
+    model_config = ConfigDict(strict=True, extra="ignore", allow_inf_nan=False, frozen=True)
+
+
+class SeatChoice(_Input):
+    """One seat after the host's, as the host sets it up."""
+
+    kind: Literal["open", "computer"]
+    level: Level | None = Field(None, description="a computer's level (default: the room's fill level)")
+
+
+class NewRoom(_Input):
+    """``POST /api/rooms``: what the host chooses."""
+
+    name: Name = Field(description="the host's name, 1 to 20 printable characters")
+    players: int = Field(4, ge=2, le=MAX_SEATS)
+    rules: RulesName = "classic"
+    rounds: int = Field(1, ge=1, le=20)
+    fill: Level = Field("medium", description="the level of the computers that take the seats nobody took")
+    seats: list[SeatChoice] = Field(default_factory=list, max_length=MAX_SEATS - 1)
+    away: float = Field(60.0, ge=5, le=3600, description="seconds a person may be away on his turn")
+    pace: float = Field(0.8, ge=0, le=5, description="seconds a computer waits before each move")
+
+
+class Join(_Input):
+    """``POST /api/rooms/{code}/join``: a person takes an open seat."""
+
+    name: Name
+    seat: int = Field(ge=0, le=MAX_SEATS - 1, description="the seat to take (0 is the host's)")
+
+
+class NewRoomAnswer(BaseModel):
+    """The new room and the host's secret link."""
+
+    code: str
+    seat: int
+    token: str
+    invite: str
+    link: str
+
+
+class JoinAnswer(BaseModel):
+    """The seat taken and its secret link."""
+
+    seat: int
+    token: str
+    link: str
+
+
+class Refusal(BaseModel):
+    """Every refused request: a stable code, the reason in words, and the field at fault if there is one."""
+
+    error: str
+    message: str
+    field: str | None = None
+
+
+# -- WebSocket frames --------------------------------------------------------------
+
+Token = Annotated[str, StringConstraints(pattern=f"^[A-Za-z0-9_-]{{{TOKEN_LENGTH}}}$")]
+
+
+class Hello(_Input):
+    """The first frame: a seat's token (or none: a spectator) and the client's language."""
+
+    type: Literal["hello"]
+    token: Token | None = None
+    lang: Annotated[str, StringConstraints(max_length=35)] | None = None
+
+
+class MoveFrame(_Input):
+    """A move for the connection's seat, made at the ``seq`` of the newest state the client saw."""
+
+    type: Literal["move"]
+    seq: int  # checked first: a move meant for no moment of the game is stale, whatever it is
+    move: Annotated[str, StringConstraints(max_length=8)]
+
+
+class Act(_Input):
+    """A frame without fields: ``start``, ``next``, ``rematch``, ``ping``."""
+
+    type: Literal["start", "next", "rematch", "ping"]
+
+
+Frame = Annotated[Hello | MoveFrame | Act, Field(discriminator="type")]
+_FRAME: TypeAdapter[Hello | MoveFrame | Act] = TypeAdapter(Frame)
+FRAME_TYPES = ("hello", "move", "start", "next", "rematch", "ping")
+
+# The message key a field's refusal is worded with; a field not listed gets the general one.
+_FIELD_MESSAGES = {
+    "name": "web_error_name",
+    "players": "web_error_players",
+    "rules": "web_error_rules",
+    "rounds": "web_error_rounds",
+    "fill": "web_error_level",
+    "level": "web_error_level",
+    "away": "web_error_away",
+    "pace": "web_error_pace",
+    "seats": "web_error_seats",
+    "kind": "web_error_seats",
+    "seat": "web_error_seat_number",
+    "code": "web_error_code",
+    "game": "web_error_game_number",
+    "lang": "web_error_lang",
+    "token": "web_error_bad_token",
+    "move": "web_error_bad_move",
+    "seq": "web_error_seq",
+}
+
+
+def field_of(location: Sequence[int | str]) -> str:
+    """The field an error's location names (``("body", "seats", 0, "level")`` → ``"seats.0.level"``)."""
+    parts = [str(part) for part in location if part not in ("body", "path", "query", "header")]
+    # A discriminated union adds the tag it chose ("move") before the field: drop it.
+    if len(parts) > 1 and parts[0] in FRAME_TYPES:
+        parts = parts[1:]
+    return ".".join(parts)
+
+
+def refusal(errors: Sequence[Any], code: str = "bad_request") -> RoomError:
+    """The refusal for a failed validation: worded by its first error's field."""
+    first = errors[0] if errors else {"loc": (), "type": "value_error"}
+    location = tuple(first.get("loc", ()))
+    field = field_of(location)
+    if first.get("type") == "json_invalid" or not field:
+        return RoomError(code, "web_error_json" if code == "bad_request" else "web_error_bad_frame")
+    last = next((str(part) for part in reversed(location) if isinstance(part, str)), field)
+    key = _FIELD_MESSAGES.get(last, "web_error_field")
+    return RoomError(code, key, field=field)
+
+
+def read_frame(text: str) -> Hello | MoveFrame | Act:
+    """One WebSocket text frame, checked.
+
+    Raises:
+        RoomError: ``bad_frame`` naming the field (``unknown_type`` for a type that does not exist).
+    """
+    try:
+        return _FRAME.validate_json(text)
+    except ValidationError as error:
+        errors = error.errors(include_input=False, include_url=False)
+    if errors and errors[0]["type"] in ("union_tag_invalid", "union_tag_not_found"):
+        raise RoomError("unknown_type", field="type")
+    refused = refusal(errors, "bad_frame")
+    # Well-formed frames that name no move, no moment of the game or no seat have codes of their own.
+    field = refused.details.get("field")
+    if field == "move":
+        raise RoomError("bad_move", field="move")
+    if field == "seq":
+        raise RoomError("stale", "web_error_seq", field="seq")
+    if field == "token":
+        raise RoomError("bad_token", field="token")
+    raise refused
+
+
+def message_of(error: RoomError, lang: Lang) -> str:
+    """A refusal in words, with the field named when the words do not say which."""
+    text = error.message(lang)
+    field = error.details.get("field")
+    return tr("web_error_in_field", lang, field=field, problem=text) if field else text
+
+
+__all__ = [
+    "Act",
+    "GameId",
+    "Hello",
+    "Join",
+    "JoinAnswer",
+    "Language",
+    "MoveFrame",
+    "NewRoom",
+    "NewRoomAnswer",
+    "Refusal",
+    "RoomCode",
+    "SeatChoice",
+    "field_of",
+    "message_of",
+    "read_frame",
+    "refusal",
+]
