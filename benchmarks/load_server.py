@@ -153,7 +153,8 @@ class Server:
     def start(self) -> None:
         command = [sys.executable, "-m", "elferraus.cli.main", "serve", "--host", "127.0.0.1"]
         command += ["--port", str(self.port), "--db", str(self.db)]
-        command += ["--rooms-per-minute", "0"]  # every simulated table comes from this one address
+        # Every simulated table, and every one of its people's connections, comes from this one address.
+        command += ["--rooms-per-minute", "0", "--max-connections-per-address", "0"]
         with self.log.open("ab") as errors:
             self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=errors)
         RUNNING.add(self)

@@ -514,3 +514,83 @@ def test_the_page_routes(tmp_path: Path) -> None:
         assert (await get(base, "/api/rooms")).status_code == 405
 
     run(tmp_path, test)
+
+
+# -- the published API, headers, hostile input ------------------------------------
+
+
+def test_the_api_is_published_as_an_openapi_document(tmp_path: Path) -> None:
+    async def test(base: str) -> None:
+        answer = await get(base, "/openapi.json")
+        assert answer.status_code == 200
+        document = answer.json()
+        assert document["openapi"].startswith("3.")
+        assert set(document["paths"]) == {
+            "/api/rooms",
+            "/api/rooms/{code}",
+            "/api/rooms/{code}/join",
+            "/api/games/{game}/record",
+            "/api/messages",
+            "/healthz",
+        }
+        schemas = document["components"]["schemas"]
+        players = schemas["NewRoom"]["properties"]["players"]
+        assert (players["minimum"], players["maximum"]) == (2, 6)
+        assert schemas["Join"]["required"] == ["name", "seat"]
+        assert set(schemas["Refusal"]["properties"]) == {"error", "message", "field"}
+        create = document["paths"]["/api/rooms"]["post"]
+        assert {"201", "400", "413", "429", "503"} <= set(create["responses"])
+        record = document["paths"]["/api/games/{game}/record"]["get"]
+        (game,) = [parameter for parameter in record["parameters"] if parameter["name"] == "game"]
+        assert game["in"] == "path"
+        assert game["schema"]["minimum"] == 1
+
+    run(tmp_path, test)
+
+
+def test_every_answer_carries_the_security_headers(tmp_path: Path) -> None:
+    async def test(base: str) -> None:
+        for path in ["/", "/r/ABCDEF", "/rules", "/static/app.js", "/healthz", "/openapi.json", "/api/rooms/ZZZZZZ"]:
+            answer = await get(base, path)
+            policy = answer.headers["content-security-policy"]
+            assert "script-src 'self';" in policy, path
+            assert "unsafe-inline" not in policy
+            assert "unsafe-eval" not in policy
+            assert "frame-ancestors 'none'" in policy
+            assert answer.headers["x-content-type-options"] == "nosniff"
+            assert answer.headers["referrer-policy"] == "no-referrer"
+        created = await post(base, "/api/rooms", json={"name": "Anna"})
+        assert created.headers["x-content-type-options"] == "nosniff"
+
+    run(tmp_path, test)
+
+
+def test_hostile_numbers_and_characters_get_a_clear_refusal(tmp_path: Path) -> None:
+    async def test(base: str) -> None:
+        missing = tr("web_error_no_game", "en")
+        for game in ["²", "①", "١٢", "0", "-1", "1.5", "1e3", "9" * 30, "%00", "%F0%9F%83%8F"]:
+            refused(await get(base, f"/api/games/{game}/record"), 404, "no_game", missing)
+        for code in ["²²²²²²", "ABCDE①", "ABCDEFG", "%00%00%00%00%00%00"]:
+            refused(await get(base, f"/api/rooms/{code}"), 404, "no_room", tr("web_error_no_room", "en"))
+        headers = {"content-type": "application/json"}
+        huge = b"1" * 5001
+        body = b'{"name": "Anna", "players": ' + huge + b"}"
+        refused(
+            await post(base, "/api/rooms", content=body, headers=headers),
+            400,
+            "bad_request",
+            tr("web_error_json", "en"),
+        )
+        room = (await post(base, "/api/rooms", json={"name": "Anna"})).json()
+        body = b'{"name": "Ben", "seat": ' + huge + b"}"
+        answer = await post(base, f"/api/rooms/{room['code']}/join", content=body, headers=headers)
+        refused(answer, 400, "bad_request", tr("web_error_json", "en"))
+        name = tr("web_error_in_field", "en", field="name", problem=tr("web_error_name", "en"))
+        for text in [b'"\\ud800"', b'"Anna\\udfff"', b'"\\u0000"']:
+            body = b'{"name": ' + text + b', "seat": 1}'
+            answer = await post(base, f"/api/rooms/{room['code']}/join", content=body, headers=headers)
+            refused(answer, 400, "bad_request", name, "name")
+        # nothing of that took the seat
+        assert (await get(base, f"/api/rooms/{room['code']}")).json()["seats"][1]["kind"] == "open"
+
+    run(tmp_path, test)

@@ -131,12 +131,46 @@ def test_hello_as_player_and_as_spectator(tmp_path: Path) -> None:
     asyncio.run(main())
 
 
+def test_every_frame_refused_for_rate_is_answered(tmp_path: Path) -> None:
+    """Over the burst, each frame gets its own rate_limited answer (until a flood would close)."""
+
+    async def main() -> None:
+        async with serving(str(tmp_path / "rooms.db")) as base:
+            code, tokens = await room_with_people(base, 1, name="Anna", players=2, pace=0)
+            async with raw(base, code, {"type": "hello", "token": tokens[0]}) as client:
+                assert (await client.receive())["type"] == "state"
+                sent = 55  # the burst of 40 (the hello took one), then 16 refusals: fewer than the 20 of a flood
+                for _ in range(sent):
+                    await client.send({"type": "ping"})
+                answers = [await client.reply() for _ in range(sent)]
+                kinds = [answer["type"] if answer["type"] == "pong" else answer["code"] for answer in answers]
+                assert kinds.count("pong") >= 39
+                assert kinds.count("rate_limited") >= 10
+                assert set(kinds) == {"pong", "rate_limited"}
+                # still open: the next ping, once the bucket has refilled, is answered
+                await asyncio.sleep(0.2)
+                await client.send({"type": "ping"})
+                assert await client.reply() == {"type": "pong"}
+
+    asyncio.run(main())
+
+
 def test_a_bad_token_is_refused_and_the_connection_closed(tmp_path: Path) -> None:
     async def main() -> None:
         async with serving(str(tmp_path / "rooms.db")) as base:
             code, _tokens = await room_with_people(base, 1, name="Anna", players=2, pace=0)
             _other, other_tokens = await room_with_people(base, 1, name="Olga", players=2, pace=0)
-            for token in ["not-a-token", other_tokens[0], 12345, ["x"], "A" * 500, ""]:
+            for token in [
+                "not-a-token",
+                other_tokens[0],
+                12345,
+                ["x"],
+                "A" * 500,
+                "",
+                "\ud800",
+                "\ud800" * 43,
+                "A" * 43,
+            ]:
                 async with raw(base, code, {"type": "hello", "token": token, "lang": "de"}) as client:
                     assert await client.until_closed() == 1008
                     assert [frame["code"] for frame in client.frames] == ["bad_token"]

@@ -11,7 +11,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -53,20 +53,28 @@ async def serving(db: str, **settings: Any) -> AsyncIterator[str]:
 
 
 class ServerProcess:
-    """``elferraus serve`` in a subprocess, on a free port, with its own database (its stderr in ``DB.log``)."""
+    """``elferraus serve`` in a subprocess, on a free port, with its own database (its stderr in ``log``,
+    by default ``DB.log``)."""
 
-    def __init__(self, db: Path) -> None:
+    def __init__(self, db: Path, log: Path | None = None, args: Sequence[str] = (), prefix: Sequence[str] = ()) -> None:
         self.db = db
+        self.args = list(args)
+        """More options of ``elferraus serve``."""
+        self.prefix = list(prefix)
+        """A command to run it under, e.g. ``["prlimit", "--nofile=1024"]``."""
+        self.log = log or db.with_suffix(".log")
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
         """Start it (again, on the same port and database) and wait until it answers."""
-        log = self.db.with_suffix(".log")
+        log = self.log
+        command = [*self.prefix, sys.executable, "-m", "elferraus.cli.main", "serve", "--db", str(self.db)]
+        command += ["--port", str(self.port), *self.args]
         with log.open("ab") as errors:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "elferraus.cli.main", "serve", "--db", str(self.db), "--port", str(self.port)],
+                command,
                 stdout=subprocess.DEVNULL,
                 stderr=errors,
             )

@@ -35,6 +35,20 @@ def _non_negative_float(text: str) -> float:
     return value
 
 
+def _non_negative_int(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {value}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    value = _non_negative_float(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError("must be more than 0")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
     parser = argparse.ArgumentParser(
@@ -112,6 +126,47 @@ def build_parser() -> argparse.ArgumentParser:
         default=10.0,  # the server's ROOMS_PER_MINUTE, written out so that --help need not import Starlette
         help="new rooms one address may create a minute, on average, after a burst of 20 (default 10; 0: no limit)",
     )
+    # The defaults below are the server's (elferraus.server.limits), written out for the same reason.
+    serve.add_argument(
+        "--request-timeout",
+        type=_positive_float,
+        default=10.0,
+        metavar="SECONDS",
+        help="seconds a client has to send a whole request, headers and body, or a WebSocket handshake; "
+        "slower connections, and silent ones, are closed (default 10; idle keep-alive ones after 5)",
+    )
+    serve.add_argument(
+        "--max-connections-per-address",
+        type=_non_negative_int,
+        default=128,
+        metavar="N",
+        help="connections one client address (IPv6: one /64) may hold open, HTTP and WebSocket alike; "
+        "more are closed at once (default 128; 0: no limit)",
+    )
+    serve.add_argument(
+        "--max-connections",
+        type=_positive,
+        default=None,
+        metavar="N",
+        help="connections all clients together may hold open (default, and at most: the open-files limit "
+        "less 320, after raising that limit to its hard limit)",
+    )
+    serve.add_argument(
+        "--forwarded-allow-ips",
+        default="",
+        metavar="LIST",
+        help="proxies whose X-Forwarded-For is believed, comma-separated addresses or networks ('*': all); "
+        "their own connections are not capped per address, the clients they forward are (default: none)",
+    )
+
+    backup = commands.add_parser(
+        "backup",
+        help="a consistent copy of the web game's database, also while the server runs",
+        description="Copies the database with SQLite's online backup: the copy holds every move stored up to one "
+        "moment. To restore, stop the server and put the copy in place of the database (docs/web-protocol.md).",
+    )
+    backup.add_argument("--db", metavar="FILE", default="elferraus.sqlite3", help="the server's SQLite database")
+    backup.add_argument("out", metavar="OUT", help="the file to write the copy to")
 
     bot = commands.add_parser("bot", help="a built-in computer player speaking elferraus-bot/1 on stdin/stdout")
     bot.add_argument("level", choices=sorted(BOTS))
@@ -152,10 +207,28 @@ def _dispatch(argv: Sequence[str] | None) -> int:
         from elferraus.protocol import serve_level
 
         return serve_level(args.level, args.seed)
+    if args.command == "backup":
+        from elferraus.cli.backup import run_backup
+
+        return run_backup(args)
     if args.command == "serve":
+        from elferraus.cli.backup import database_problem
+
+        if (problem := database_problem(args.db)) is not None:
+            print(problem, file=sys.stderr)
+            return 2
         from elferraus.server import run_server
 
-        return run_server(args.host, args.port, args.db, args.rooms_per_minute)
+        return run_server(
+            args.host,
+            args.port,
+            args.db,
+            args.rooms_per_minute,
+            request_timeout=args.request_timeout,
+            max_connections_per_address=args.max_connections_per_address,
+            max_connections=args.max_connections,
+            forwarded_allow_ips=args.forwarded_allow_ips,
+        )
     if args.command == "play":
         if not args.plain and sys.stdin.isatty() and sys.stdout.isatty():
             from elferraus.tui import run_tui

@@ -5,27 +5,95 @@ See ``docs/web-protocol.md`` for the routes and the WebSocket protocol.
 
 from __future__ import annotations
 
+import contextlib
+import logging
+from typing import Any
+
 from elferraus.server.app import ROOMS_PER_MINUTE, create_app
 
 WS_MAX_SIZE = 65536
 """Frames larger than this are cut off by uvicorn itself (the app refuses anything over 4 KB)."""
 
 
-def run_server(host: str, port: int, db: str, rooms_per_minute: float = ROOMS_PER_MINUTE) -> int:
-    """Serve until interrupted; returns the exit code."""
+def run_server(
+    host: str,
+    port: int,
+    db: str,
+    rooms_per_minute: float = ROOMS_PER_MINUTE,
+    *,
+    request_timeout: float | None = None,
+    max_connections_per_address: int | None = None,
+    max_connections: int | None = None,
+    forwarded_allow_ips: str = "",
+) -> int:
+    """Serve until interrupted; returns the exit code.
+
+    Args:
+        request_timeout: seconds a client has to send a whole request (default ``limits.REQUEST_TIMEOUT``).
+        max_connections_per_address: connections one address may hold open, 0: no limit
+            (default ``limits.MAX_CONNECTIONS_PER_ADDRESS``).
+        max_connections: connections all clients may hold open (default, and at most: what the
+            open-files limit allows, ``limits.safe_max_connections``).
+        forwarded_allow_ips: proxies whose ``X-Forwarded-For`` is believed, comma-separated (default none).
+    """
     import uvicorn
 
-    print(f"elferraus: open http://{host}:{port}/ (database {db}; Ctrl+C stops)", flush=True)
-    uvicorn.run(
-        create_app(db, rooms_per_minute=rooms_per_minute),
+    from elferraus.server import limits
+    from elferraus.server.logsummary import summarise_repeats
+    from elferraus.server.proxies import ForwardedClientLimit
+
+    timeout = limits.REQUEST_TIMEOUT if request_timeout is None else request_timeout
+    per_address = max_connections_per_address
+    if per_address is None:
+        per_address = limits.MAX_CONNECTIONS_PER_ADDRESS
+    fd_limit = limits.raise_open_files_limit()
+    total = limits.safe_max_connections(fd_limit)
+    if max_connections is not None and max_connections > total:
+        print(f"elferraus: --max-connections lowered to {total}, what {fd_limit} open files allow", flush=True)
+    elif max_connections is not None:
+        total = max_connections
+    app: Any = create_app(db, rooms_per_minute=rooms_per_minute)
+    guard = limits.ConnectionGuard(per_address, total)
+    if forwarded_allow_ips:
+        app = ForwardedClientLimit(app, forwarded_allow_ips, per_address)
+        guard.is_proxy = app.is_proxy
+    http, ws = limits.bounded_protocols(guard, timeout)
+    config = uvicorn.Config(
+        app,
         host=host,
         port=port,
+        http=http,
+        ws=ws,
         ws_max_size=WS_MAX_SIZE,
         ws_ping_interval=20,
         ws_ping_timeout=20,
+        proxy_headers=False,  # ForwardedClientLimit reads X-Forwarded-For, from the named proxies only
+        backlog=limits.ACCEPT_BATCH,
+        timeout_keep_alive=limits.KEEP_ALIVE,
         log_level="warning",
     )
-    return 0
+    summary = summarise_repeats()
+    _log_to_stderr(summary)
+    server = limits.BoundedServer(config, guard, summary)
+    print(f"elferraus: open http://{host}:{port}/ (database {db}; Ctrl+C stops)", flush=True)
+    print(
+        f"elferraus: at most {total} connections (open-files limit {fd_limit}), {per_address or 'any number'} "
+        f"per address; a request must arrive within {timeout:g} s",
+        flush=True,
+    )
+    with contextlib.suppress(KeyboardInterrupt):  # Ctrl+C, raised again once the server has shut down
+        server.run()
+    return 0 if server.started else 3
+
+
+def _log_to_stderr(summary: logging.Filter) -> None:
+    """The server's own log lines (rooms, the store, the connection limits) on stderr, repeats summarised."""
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("elferraus: %(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.addFilter(summary)  # on the handler, so that the records of every child logger pass it too
+    server_log = logging.getLogger("elferraus.server")
+    server_log.addHandler(handler)
+    server_log.setLevel(logging.INFO)
 
 
 __all__ = ["create_app", "run_server"]

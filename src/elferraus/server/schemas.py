@@ -8,6 +8,7 @@ names the field at fault (``refusal``), in the client's language.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
@@ -192,6 +193,17 @@ def read_frame(text: str) -> Hello | MoveFrame | Act:
         return _FRAME.validate_json(text)
     except ValidationError as error:
         errors = error.errors(include_input=False, include_url=False)
+    if errors and errors[0]["type"] == "json_invalid":
+        # Python's parser reads what pydantic's refuses but JSON allows (a lone surrogate such as "\ud800"),
+        # so that such a value is refused by the field it is in.
+        try:
+            data = json.loads(text)
+        except (ValueError, RecursionError):
+            raise RoomError("bad_frame") from None
+        try:
+            return _FRAME.validate_python(data)
+        except ValidationError as error:
+            errors = error.errors(include_input=False, include_url=False)
     if errors and errors[0]["type"] in ("union_tag_invalid", "union_tag_not_found"):
         raise RoomError("unknown_type", field="type")
     refused = refusal(errors, "bad_frame")
