@@ -29,7 +29,8 @@ import pytest
 
 from elferraus import Game, Rules
 from elferraus._pystate import PyState
-from elferraus.deal import _key_order_py, deal_cards
+from elferraus.core import py_key_order
+from elferraus.deal import deal_cards
 from elferraus.moves import DRAW, LAYS, PASS, Move
 
 try:
@@ -557,24 +558,24 @@ def test_new_accepts_and_ignores_arguments() -> None:
 
 
 def test_backend_is_c_when_built() -> None:
-    from elferraus import game
+    from elferraus import core
 
     if os.environ.get("ELFERRAUS_PURE"):
-        assert game.BACKEND == "python"
+        assert core.BACKEND == "python"
         return
     core_module = _need_core()
-    assert game.BACKEND == "c"
+    assert core.BACKEND == "c"
     assert issubclass(Game, core_module.CoreState)
 
 
 def test_pure_environment_variable_selects_python() -> None:
     code = (
-        "import elferraus.game as g, elferraus.deal as d; "
-        "print(g.BACKEND, g._indices_mask is g._py_indices_mask, d._key_order is d._key_order_py)"
+        "import elferraus.core as c; "
+        "print(c.BACKEND, c.indices_mask is c.py_indices_mask, c.key_order is c.py_key_order, c.State is c.PyState)"
     )
     env = {**os.environ, "ELFERRAUS_PURE": "1"}
     result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
-    assert result.stdout.split() == ["python", "True", "True"]
+    assert result.stdout.split() == ["python", "True", "True", "True"]
 
 
 def test_game_copies_are_games_and_collectable() -> None:
@@ -756,10 +757,10 @@ def test_key_order_matches_python() -> None:
     for size in [0, 1, 2, 3, 7, 8, 59, 60, 79, 80, 81, 200, 1000]:
         for spread in (2, 5, 2**64):  # small spreads force equal keys: ties keep index order
             data = struct.pack(f"<{size}Q", *(rng.randrange(spread) for _ in range(size)))
-            assert core_module.key_order(data) == _key_order_py(data)
-            assert core_module.key_order(bytearray(data)) == _key_order_py(data)
+            assert core_module.key_order(data) == py_key_order(data)
+            assert core_module.key_order(bytearray(data)) == py_key_order(data)
     data = hashlib.shake_256(b"x").digest(640)
-    assert core_module.key_order(memoryview(data)) == _key_order_py(data)
+    assert core_module.key_order(memoryview(data)) == py_key_order(data)
     with pytest.raises(ValueError, match="8-byte"):
         core_module.key_order(b"123")
     with pytest.raises(TypeError):
@@ -768,13 +769,13 @@ def test_key_order_matches_python() -> None:
 
 def test_mask_of_matches_python() -> None:
     core_module = _need_core()
-    from elferraus.game import _py_indices_mask
+    from elferraus.core import py_indices_mask
 
     rng = random.Random(4)
     for size in range(0, 81, 5):
         indices = rng.sample(range(80), size)
-        assert core_module.mask_of(indices) == _py_indices_mask(indices)
-        assert core_module.mask_of(tuple(indices)) == _py_indices_mask(iter(indices))
+        assert core_module.mask_of(indices) == py_indices_mask(indices)
+        assert core_module.mask_of(tuple(indices)) == py_indices_mask(iter(indices))
     assert core_module.mask_of([79, 79, 0]) == (1 << 79) | 1
     for bad in ([80], [-1], [1 << 70]):
         with pytest.raises(ValueError, match="card index"):

@@ -8,28 +8,12 @@ tests rely on this: changing it changes every seeded deal.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import os
-import struct
-from collections.abc import Callable
 from dataclasses import dataclass
 
+from elferraus import core
 from elferraus.cards import ELEVEN, NUMBERS
 from elferraus.rules import Rules
-
-
-def _key_order_py(data: bytes) -> list[int]:
-    """The indices of the little-endian 64-bit keys in ``data``, by key (stable)."""
-    keys = struct.unpack(f"<{len(data) // 8}Q", data)
-    return sorted(range(len(keys)), key=keys.__getitem__)
-
-
-# The compiled core has the same sort (about 10x faster); ELFERRAUS_PURE=1 keeps it all Python.
-_key_order: Callable[[bytes], list[int]] = _key_order_py
-if not os.environ.get("ELFERRAUS_PURE"):
-    with contextlib.suppress(ImportError):  # no compiler at install time: stay with Python's
-        from elferraus._core import key_order as _key_order
 
 
 def derive_seed(seed: int, *parts: int) -> int:
@@ -49,7 +33,7 @@ def shuffled(size: int, seed: int, attempt: int = 0) -> list[int]:
     >>> sorted(shuffled(10, 3)) == list(range(10))
     True
     """
-    return _key_order(hashlib.shake_256(f"elferraus-deal:{seed}:{attempt}".encode()).digest(8 * size))
+    return core.key_order(hashlib.shake_256(f"elferraus-deal:{seed}:{attempt}".encode()).digest(8 * size))
 
 
 @dataclass(frozen=True, slots=True)

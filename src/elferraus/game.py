@@ -1,21 +1,19 @@
 """The game state: one mutable object with legal moves, ``push`` and ``pop``.
 
-The hot core (hands, table, pile, turn phase, undo) lives in a base class:
-the compiled ``elferraus._core`` when it was built, else the pure-Python
-:mod:`elferraus._pystate`, which is also its reference (``ELFERRAUS_PURE=1``
-forces it). Everything else, text forms, views, records, is here.
+The hot core (hands, table, pile, turn phase, undo) lives in a base class,
+``elferraus.core.State``: the compiled core or its pure-Python reference, as
+:mod:`elferraus.core` decides. Everything else, text forms, views, records,
+is here.
 """
 
 from __future__ import annotations
 
-import functools
-import operator
-import os
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from elferraus._pystate import PyState, elevens_mask
+from elferraus import core
 from elferraus.cards import CARDS, ELEVEN, NUMBERS, Card, Color, format_cards, mask_of
+from elferraus.core import elevens_mask
 from elferraus.deal import shuffled_deal
 from elferraus.errors import IllegalMoveError, NotationError
 from elferraus.explain import explain_illegal
@@ -23,27 +21,7 @@ from elferraus.moves import DRAW_CODE, Move
 from elferraus.rules import PRESETS, Rules
 from elferraus.view import SeatView, make_view
 
-
-def _py_indices_mask(indices: Iterable[int]) -> int:
-    """The bitmask of card indices (the compiled core has the same, faster)."""
-    return functools.reduce(operator.or_, map(_BITS.__getitem__, indices), 0)
-
-
-_indices_mask = _py_indices_mask
-
-if TYPE_CHECKING or os.environ.get("ELFERRAUS_PURE"):
-    _Core = PyState
-else:
-    try:
-        from elferraus._core import CoreState as _Core
-        from elferraus._core import mask_of as _indices_mask
-    except ImportError:  # no compiler at install time: the pure-Python core
-        _Core = PyState
-        _indices_mask = _py_indices_mask
-
-BACKEND = "python" if _Core is PyState else "c"
-"""Which core this process uses: ``"c"`` (compiled) or ``"python"``."""
-
+_Core = core.State
 _COLOR_MASK = (1 << NUMBERS) - 1
 _LOW_HALF = (1 << (ELEVEN - 1)) - 1  # numbers 1..10 of one colour
 _CLASSIC = PRESETS["classic"]
@@ -126,7 +104,7 @@ class Game(_Core):
             rules = Rules.preset(rules)
         deck, size, _ = shuffled_deal(players, seed, rules)  # the deal of deal_cards, unsorted: cheaper
         dealt = size * players
-        hands = [_indices_mask(deck[start : start + size]) for start in range(0, dealt, size)]
+        hands = [core.indices_mask(deck[start : start + size]) for start in range(0, dealt, size)]
         game = cls.__new__(cls)
         game._start(rules, hands, tuple(deck[dealt:]))
         game.metadata = {"seed": seed}

@@ -18,10 +18,10 @@ and draws rather than open a door that costs more than a draw.
 
 from __future__ import annotations
 
-from elferraus._pystate import NEWLY_FITTING
 from elferraus.bots.base import Bot
 from elferraus.bots.knowledge import Knowledge, Tracker, card_index
 from elferraus.cards import ELEVEN, NUMBERS
+from elferraus.core import NEWLY_FITTING
 from elferraus.moves import DRAW, PASS, Move
 from elferraus.rules import Rules
 from elferraus.view import SeatView

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from elferraus import core
 from elferraus.bots.base import Bot
 from elferraus.bots.knowledge import Knowledge, Tracker
 from elferraus.bots.medium import MediumBot, can_go_out
@@ -40,15 +41,7 @@ GREEDY_PRIOR = 0.85
 
 
 def _search_function() -> SearchFunction:
-    from elferraus.game import BACKEND
-
-    if BACKEND == "c":
-        from elferraus._core import search as compiled
-
-        return compiled
-    from elferraus.rollout import search as reference
-
-    return reference
+    return core.search_function()
 
 
 @dataclass(frozen=True)
