@@ -12,7 +12,7 @@ import pytest
 from elferraus import __version__, read_records
 from elferraus.bots import make_bot
 from elferraus.cli.main import main
-from elferraus.cli.play import PromptGame, parse_input, status_line
+from elferraus.cli.play import PromptGame, parse_input
 from elferraus.game import Game
 from elferraus.moves import DRAW, PASS, Move
 
@@ -231,14 +231,6 @@ def test_prompt_plays_a_whole_game_and_explains_mistakes(capsys: pytest.CaptureF
     assert "'B99' is not a move" in out
     assert "lay a card or draw before you end your turn" in out or "you hold" in out
     assert "Your hand:" in out
-
-
-def test_status_line_words_the_phase() -> None:
-    game = Game.deal(players=2, seed=4)
-    opener = game.turn
-    assert "open the game" in status_line(game.view(opener), "en")
-    game.push(game.legal_moves()[0])
-    assert status_line(game.view(game.turn), "de").startswith("du bist dran")
 
 
 def test_play_command_quits_cleanly_on_end_of_input(

@@ -30,8 +30,8 @@ from elferraus.tui.dialogs import HandoffScreen, HelpScreen, QuitScreen
 from elferraus.tui.result_screen import ResultScreen, winner_line
 from elferraus.tui.setup_screen import SetupChoices, SetupScreen
 from elferraus.tui.table_screen import TableScreen
-from elferraus.tui.turns import log_line
 from elferraus.tui.widgets import HandView
+from elferraus.words import log_line
 from engine_helpers import can_empty_hand
 
 SMALL = (80, 24)

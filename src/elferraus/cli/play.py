@@ -10,10 +10,8 @@ from collections.abc import Callable
 
 from rich.console import Console
 
-from elferraus.bots import BOTS, Bot, make_bot
+from elferraus.bots import Bot, make_bot
 from elferraus.cli.files import FileOpenError, open_text
-from elferraus.cli.replay import describe_move
-from elferraus.cli.table import hand_text, row_lines
 from elferraus.errors import IllegalMoveError, NotationError
 from elferraus.game import Game
 from elferraus.i18n import Lang, detect_language, explain, tr
@@ -21,7 +19,9 @@ from elferraus.match import Match
 from elferraus.moves import DRAW, PASS, Move
 from elferraus.record import dumps_record
 from elferraus.rules import Rules
+from elferraus.seating import computer_levels
 from elferraus.view import SeatView
+from elferraus.words import describe_move, hand_text, row_lines, status_line
 
 HUMAN = 0
 DRAW_WORDS = {"d", "draw", "z", "ziehen"}
@@ -33,29 +33,6 @@ QUIT_WORDS = {"q", "quit", "exit", "ende"}
 
 class PlayerQuitError(Exception):
     """The player asked to stop."""
-
-
-def status_line(view: SeatView, lang: Lang) -> str:
-    """What the player may do now, in words."""
-    legal = view.legal
-    lays = [move for move in legal if move.card is not None]
-    drawn = view.drawn
-    if not view.rows:
-        return tr("status_opening", lang, card=lays[0])
-    if view.laid:
-        return tr("status_laid", lang)
-    if view.draws:
-        last = view.own_last_draw()
-        if drawn is not None:
-            return tr("status_drawn_fits" if PASS in legal else "status_drawn_fits_must", lang, drawn=drawn)
-        if DRAW in legal:
-            return tr("status_draw_again", lang, drawn=last, draws=view.draws, limit=view.rules.max_draws)
-        return tr("status_draw_done", lang, drawn=last)
-    if view.pile == 0:
-        return tr("status_empty_pile_lay" if lays else "status_empty_pile_pass", lang)
-    if not lays:
-        return tr("status_fresh_nolay", lang)
-    return tr("status_fresh" if DRAW in legal else "status_fresh_must", lang)
 
 
 def parse_input(text: str) -> Move | str:
@@ -199,13 +176,11 @@ class PromptGame:
                 self.say(f"  {self.names[seat]:>22}: {total:4d}")
 
 
-def computer_levels(args: argparse.Namespace, parser: argparse.ArgumentParser) -> list[str]:
-    """The level of each computer seat from ``--bots`` (one level for all, or one per seat)."""
-    levels = [name.strip() for name in args.bots.split(",")]
-    computers = args.players - 1
-    if any(level not in BOTS for level in levels) or len(levels) not in (1, computers):
-        parser.error(f"--bots: give one level, or one per computer seat ({computers}); levels: {', '.join(BOTS)}")
-    return levels * computers if len(levels) == 1 else levels
+def _levels(args: argparse.Namespace, parser: argparse.ArgumentParser) -> list[str]:
+    try:
+        return computer_levels(args.bots, args.players)
+    except ValueError as error:
+        parser.error(str(error))
 
 
 def run_play(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
@@ -213,7 +188,7 @@ def run_play(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     lang = detect_language(args.lang)
     if args.resume is not None:
         parser.error("--resume needs the full-screen game (run it in a terminal, without --plain)")
-    levels = computer_levels(args, parser)
+    levels = _levels(args, parser)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**62)
     names = [tr("seat_you", lang)] + [tr("seat_bot", lang, seat=s, level=levels[s - 1]) for s in range(1, args.players)]
     bots = {seat: make_bot(levels[seat - 1], seed + seat) for seat in range(1, args.players)}

@@ -7,11 +7,11 @@ import sys
 from typing import Any
 
 from elferraus.cli.files import FileOpenError, open_text
-from elferraus.cli.table import hand_text, row_lines
 from elferraus.errors import RecordError
 from elferraus.game import Game
 from elferraus.i18n import Lang, detect_language, tr
 from elferraus.record import iter_records
+from elferraus.words import describe_move, hand_text, row_lines
 
 
 def seat_names(game: Game, lang: Lang) -> list[str]:
@@ -21,21 +21,6 @@ def seat_names(game: Game, lang: Lang) -> list[str]:
         return list(names)
     word = "Platz" if lang == "de" else "seat"
     return [f"{word} {seat}" for seat in range(game.players)]
-
-
-def describe_move(name: str, text: str, lang: Lang, *, you: bool = False) -> str:
-    """A record move (``"2 R10"``, ``"2 draw Y4"``, ``"2 pass"``) in words.
-
-    With ``you`` it is the reader's own move (German conjugates differently).
-    """
-    parts = text.split()
-    if parts[1] == "pass":
-        return tr("you_pass", lang) if you else tr("did_pass", lang, name=name)
-    if parts[1] == "draw":
-        if len(parts) == 3:
-            return tr("you_draw", lang, card=parts[2]) if you else tr("did_draw_card", lang, name=name, card=parts[2])
-        return tr("did_draw", lang, name=name)
-    return tr("you_lay", lang, card=parts[1]) if you else tr("did_lay", lang, name=name, card=parts[1])
 
 
 def table_lines(game: Game, names: list[str], lang: Lang) -> list[str]:

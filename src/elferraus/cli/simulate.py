@@ -9,9 +9,9 @@ import time
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from elferraus.cli.files import FileOpenError, open_text
-from elferraus.cli.specs import seat_specs
 from elferraus.record import dumps_record
 from elferraus.rules import Rules
+from elferraus.seating import seat_specs
 from elferraus.simulate import simulate_game
 
 

@@ -12,12 +12,18 @@ from typing import Any
 
 from elferraus.game import Game
 from elferraus.view import SeatView
+from elferraus.words import status
 
 
 def view_payload(view: SeatView) -> dict[str, Any]:
-    """A seat's ``VIEW``: the bot protocol's view plus the legal moves."""
+    """A seat's ``VIEW``: the bot protocol's view plus the legal moves and, on its turn, what it may do now
+    (``prompt``: the status line's message key and parameters, worded by ``elferraus.words``)."""
     data = view.to_dict()
     data["legal"] = [str(move) for move in view.legal]
+    data["prompt"] = None
+    if view.legal:
+        key, params = status(view)
+        data["prompt"] = {"key": key, "params": params}
     return data
 
 

@@ -7,9 +7,9 @@ import json
 import sys
 from typing import Any
 
-from elferraus.cli.play import computer_levels
 from elferraus.errors import RecordError
 from elferraus.i18n import Lang, detect_language, tr
+from elferraus.seating import computer_levels
 from elferraus.session import Table
 from elferraus.tui.app import ElferRausApp
 from elferraus.tui.setup_screen import MAX_SEATS, PERSON, SetupChoices
@@ -19,7 +19,10 @@ DEFAULT_PACE = 0.6
 
 def choices_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser) -> SetupChoices:
     """The new-game screen's first values, from the command line."""
-    levels = computer_levels(args, parser)
+    try:
+        levels = computer_levels(args.bots, args.players)
+    except ValueError as error:
+        parser.error(str(error))
     seat_levels = [PERSON, *levels] + ["medium"] * (MAX_SEATS - 1 - len(levels))
     pace = DEFAULT_PACE if args.delay is None else max(args.delay, 0.0)
     return SetupChoices(players=args.players, rules=args.rules, rounds=args.rounds, pace=pace, levels=seat_levels)

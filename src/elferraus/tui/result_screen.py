@@ -11,10 +11,10 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, DataTable, Footer, Static
 
-from elferraus.cli.table import hand_text
 from elferraus.i18n import Lang, tr
 from elferraus.session import Table
 from elferraus.tui.keys import localize_bindings
+from elferraus.words import hand_text
 
 MAX_ROUND_COLUMNS = 5
 """The match table shows the points of this many most recent rounds, then the totals."""

@@ -23,14 +23,13 @@ from textual.worker import get_current_worker
 
 from elferraus.bots import Advice
 from elferraus.cards import Card
-from elferraus.cli.play import status_line
 from elferraus.errors import IllegalMoveError
 from elferraus.i18n import explain, tr
 from elferraus.moves import DRAW, PASS, Move
 from elferraus.tui.dialogs import HandoffScreen
 from elferraus.tui.keys import localize_bindings
-from elferraus.tui.turns import describe_turn, is_opening, last_lay, last_turns, log_line
 from elferraus.tui.widgets import HandView, OpponentsView, RowsView, SeatLine
+from elferraus.words import describe_turn, is_opening, last_lay, last_turns, log_line, status_line
 
 if TYPE_CHECKING:
     from elferraus.tui.app import ElferRausApp

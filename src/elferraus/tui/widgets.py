@@ -15,8 +15,8 @@ from textual.message import Message
 from textual.widget import Widget
 
 from elferraus.cards import ELEVEN, NUMBERS, Card, Color
-from elferraus.cli.table import SYMBOLS
 from elferraus.i18n import Lang, tr
+from elferraus.words import SYMBOLS
 
 TONES: Mapping[str, str] = {"R": "#FF6B5E", "Y": "#FFD75E", "G": "#5FD38D", "B": "#6CA8FF"}
 """Each colour's tone on a dark background (see DESIGN)."""

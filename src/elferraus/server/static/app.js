@@ -3,7 +3,6 @@
 //   /r/CODE      a room: seats before the start, then the table, then the result
 //   /replay/ID   the replay viewer of a finished game
 //   /rules       the rules in short
-// ?demo=KIND on any route shows built-in sample states (see demo.js).
 
 import { h, fill } from "./dom.js";
 import { detectLang, loadMessages, rememberLang, t, lang } from "./i18n.js";
@@ -108,14 +107,7 @@ async function switchLang(code = lang() === "de" ? "en" : "de") {
 // -- routing ----------------------------------------------------------------
 
 async function route() {
-  const params = new URLSearchParams(location.search);
   const path = location.pathname.replace(/\/index\.html$/, "/");
-  if (params.has("demo")) {
-    const demo = await import("./demo.js");
-    current = await demo.runDemo(params.get("demo") || "1", chrome.main, { RoomScreen, showScreen, setContext, setConnection });
-    labelChrome();
-    return;
-  }
   let match;
   if ((match = /^\/r\/([A-Za-z0-9]+)\/?$/.exec(path))) {
     const code = match[1].toUpperCase();
@@ -246,7 +238,7 @@ export class Connection {
 // -- a room: seats, then the table ------------------------------------------
 
 export class RoomScreen {
-  /** `connection`: a Connection (or the demo's stand-in). */
+  /** `connection`: the room's Connection. */
   constructor(root, code, { connection, token, seat }) {
     this.root = root;
     this.code = code;
@@ -295,7 +287,7 @@ export class RoomScreen {
 
   /** Keep the own link in the address bar, so that it can be bookmarked or copied. */
   keepLink() {
-    if (!this.token || this.connection.demo) return;
+    if (!this.token) return;
     const link = this.ownLink();
     if (`${location.pathname}${location.hash}` !== link) history.replaceState(null, "", `${link.split("#")[0]}${location.search}#${link.split("#")[1]}`);
   }
@@ -314,7 +306,7 @@ export class RoomScreen {
     const model = buildModel(frame, this.token ? this.seat : null);
     if (model.me !== null && model.me !== this.seat && this.token) {
       this.seat = model.me;
-      if (!this.connection.demo) remember(this.code, this.token, this.seat);
+      remember(this.code, this.token, this.seat);
       this.keepLink();
     }
     this.model = model;
@@ -514,7 +506,7 @@ export class RoomScreen {
       this.token = answer.token;
       this.seat = answer.seat;
       this.message = "";
-      if (!this.connection.demo) remember(this.code, this.token, this.seat);
+      remember(this.code, this.token, this.seat);
       this.keepLink();
       this.connection.connect(this.token);
     } catch (error) {

@@ -41,7 +41,7 @@ function replayRecord(record) {
 }
 
 export class ReplayScreen {
-  /** `record`: a record object to show instead of fetching one (the demo). */
+  /** `record`: a record object to show instead of fetching one. */
   constructor(root, gameId, ctx, record = null) {
     this.root = root;
     this.gameId = gameId;

@@ -5,7 +5,7 @@
 import { h, fill, reducedMotion } from "./dom.js";
 import { t, has, colorName } from "./i18n.js";
 import {
-  SYMBOLS, ELEVEN, parseCard, sortCards, rulesOf, lastTurns, isOpening, lastLay, ownLastDraw, parseMove, isCard,
+  SYMBOLS, ELEVEN, parseCard, sortCards, rulesOf, lastTurns, isOpening, lastLay, parseMove, isCard,
 } from "./cards.js";
 
 // -- words ------------------------------------------------------------------
@@ -85,6 +85,7 @@ export function buildModel(state, knownSeat = null) {
     laid: (src && src.laid) || [],
     draws: (src && src.draws) || 0,
     drawn: view ? view.drawn ?? null : null,
+    prompt: view ? view.prompt ?? null : null,
     moves: (src && src.moves) || [],
     winner: src ? src.winner ?? null : null,
     result: (game && game.result) || null,
@@ -97,27 +98,12 @@ export function isOver(m) {
   return m.winner !== null || m.status === "round_over" || m.status === "match_over";
 }
 
-/** What the reader may do now, in words: the same logic as the terminal's status line. */
+/** What the reader may do now, in words: on his turn the server's `prompt` (the terminal's status line). */
 export function statusText(m) {
   if (!m.hasGame) return "";
   if (m.winner !== null) return m.winner === m.me ? t("winner_you") : t("winner_other", { name: m.names[m.winner] });
   const legal = m.legal;
-  if (m.me !== null && m.turn === m.me && legal.length) {
-    const lays = legal.filter(isCard);
-    if (!Object.keys(m.rows).length && lays.length) return t("status_opening", { card: lays[0] });
-    if (m.laid.length) return t("status_laid");
-    if (m.draws) {
-      const last = ownLastDraw(m.moves, m.me);
-      if (m.drawn) return t(legal.includes("pass") ? "status_drawn_fits" : "status_drawn_fits_must", { drawn: m.drawn });
-      if (legal.includes("draw")) {
-        return t("status_draw_again", { drawn: last, draws: m.draws, limit: m.rules.max_draws });
-      }
-      return t("status_draw_done", { drawn: last });
-    }
-    if (m.pile === 0) return t(lays.length ? "status_empty_pile_lay" : "status_empty_pile_pass");
-    if (!lays.length) return t("status_fresh_nolay");
-    return t(legal.includes("draw") ? "status_fresh" : "status_fresh_must");
-  }
+  if (m.me !== null && m.turn === m.me && legal.length && m.prompt) return t(m.prompt.key, m.prompt.params);
   if (m.turn === null || m.turn === undefined) return "";
   const seat = m.seats[m.turn];
   const name = m.names[m.turn];

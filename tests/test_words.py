@@ -1,4 +1,4 @@
-"""The words the table shows about turns (``elferraus.tui.turns``): moves in, words out, in both languages."""
+"""The game in words (``elferraus.words``): moves in, words out, in both languages."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import pytest
 
 from elferraus.cards import Card
 from elferraus.game import Game
-from elferraus.i18n import Lang
-from elferraus.tui.turns import describe_turn, is_opening, last_lay, last_turns, log_line
+from elferraus.i18n import Lang, tr
+from elferraus.words import describe_turn, is_opening, last_lay, last_turns, log_line, status, status_line
 
 NAMES = ["Anna", "Ben", "Cleo"]
 
@@ -134,3 +134,20 @@ def test_is_opening(moves: list[str], seat: int, expected: bool) -> None:
 )
 def test_last_lay(moves: list[str], expected: str | None) -> None:
     assert last_lay(moves) == (Card.parse(expected) if expected else None)
+
+
+def test_status_line_words_the_phase() -> None:
+    game = Game.deal(players=2, seed=4)
+    opener = game.turn
+    assert "open the game" in status_line(game.view(opener), "en")
+    game.push(game.legal_moves()[0])
+    assert status_line(game.view(game.turn), "de").startswith("du bist dran")
+
+
+def test_the_status_is_a_message_key_with_parameters_any_page_can_word() -> None:
+    game = Game.deal(players=2, seed=4)
+    key, params = status(game.view(game.turn))
+    assert key == "status_opening"
+    assert params == {"card": str(game.legal_moves()[0])}
+    for lang in ("en", "de"):
+        assert status_line(game.view(game.turn), lang) == tr(key, lang, **params)

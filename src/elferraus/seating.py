@@ -1,4 +1,4 @@
-"""Reading ``--bots``: one player per seat, from one name or a comma-separated list."""
+"""Who plays which seat, from a command line's ``--bots``: one name for all, or a comma-separated list."""
 
 from __future__ import annotations
 
@@ -32,3 +32,19 @@ def seat_specs(text: str, players: int, *, commands: bool) -> list[str] | str:
     if len(specs) != players:
         return f"--bots names {len(specs)} bots for {players} players: give one, or one per seat"
     return specs
+
+
+def computer_levels(bots: str, players: int) -> list[str]:
+    """The level of each computer seat (seats 1 to ``players - 1``; a person has seat 0).
+
+    Raises:
+        ValueError: a level is unknown, or there are neither one nor one per computer seat (in words).
+
+    >>> computer_levels("easy,hard", 3)
+    ['easy', 'hard']
+    """
+    levels = [name.strip() for name in bots.split(",")]
+    computers = players - 1
+    if any(level not in BOTS for level in levels) or len(levels) not in (1, computers):
+        raise ValueError(f"--bots: give one level, or one per computer seat ({computers}); levels: {', '.join(BOTS)}")
+    return levels * computers if len(levels) == 1 else levels
