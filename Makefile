@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: play test check lint typecheck browser bench clean
+.PHONY: play test check lint typecheck layers browser bench clean fuzz
 
 $(STAMP): requirements/dev.lock pyproject.toml src/elferraus/_core.c
 	$(PYTHON) -m venv $(VENV)
@@ -19,7 +19,7 @@ $(STAMP): requirements/dev.lock pyproject.toml src/elferraus/_core.c
 play: $(STAMP)
 	$(BIN)/elferraus play
 
-test: lint typecheck browser
+test: lint typecheck layers browser
 	ELFERRAUS_CHROMIUM=$(CHROMIUM) $(BIN)/pytest -n 2
 
 lint: $(STAMP)
@@ -29,12 +29,21 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy --strict src
 
+# The import-linter contracts of pyproject.toml: a wrong arrow between the layers fails here.
+layers: $(STAMP)
+	$(BIN)/lint-imports --no-cache
+
 # The browser tests drive Debian's Chromium; as root with apt, the set-up installs it.
 browser:
 	@test -x $(CHROMIUM) || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null \
 		&& echo "installing chromium for the browser tests ..." \
 		&& apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } \
 		|| { echo "The browser tests need Chromium at $(CHROMIUM): install the chromium package, or make test CHROMIUM=/path/to/chromium"; exit 1; }
+
+# The server's fuzz tests at full size (make test runs them short): at least 100,000 generated HTTP requests
+# and WebSocket frames; the totals are printed at the end. ELFERRAUS_FUZZ_SCALE=0.1 runs a tenth.
+fuzz: $(STAMP)
+	ELFERRAUS_FUZZ=long $(BIN)/pytest -n 2 tests/test_server_fuzz_http.py tests/test_server_fuzz_ws.py
 
 bench: $(STAMP)
 	$(PYTHON) -m venv .venv-bench

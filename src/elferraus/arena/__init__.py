@@ -1,0 +1,1 @@
+"""The arena: many games between computer players, with their statistics (``elferraus arena``)."""
