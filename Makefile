@@ -10,7 +10,7 @@ CHROMIUM ?= /usr/bin/chromium
 
 .PHONY: play test check lint typecheck layers browser bench clean fuzz
 
-$(STAMP): requirements/dev.lock pyproject.toml src/elferraus/_core.c
+$(STAMP): requirements/dev.lock pyproject.toml $(wildcard src/elferraus/_core/*.c src/elferraus/_core/*.h)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements/dev.lock
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .

@@ -1,4 +1,4 @@
-"""Types of the compiled core (``_core.c``); semantics: :class:`elferraus._pystate.PyState`."""
+"""Types of the compiled core (``_core/``); semantics: :class:`elferraus._pystate.PyState`."""
 
 from collections.abc import Iterable, Sequence
 from typing import Self

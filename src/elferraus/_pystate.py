@@ -1,4 +1,4 @@
-"""The game's hot core in pure Python: the reference for ``_core.c``.
+"""The game's hot core in pure Python: the reference for the compiled ``elferraus._core`` (``_core/``).
 
 Both implementations offer exactly the same small interface (below); the
 compiled one is used when it was built, and the test suite plays the same

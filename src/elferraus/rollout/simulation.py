@@ -56,7 +56,7 @@ def indices_of(mask: int) -> list[int]:
 
 
 class SplitMix64:
-    """The SplitMix64 generator (Steele, Lea, Flood 2014), as in ``_core.c``."""
+    """The SplitMix64 generator (Steele, Lea, Flood 2014), as in ``_core/core.h``."""
 
     __slots__ = ("state",)
 
