@@ -33,12 +33,16 @@ typecheck: $(STAMP)
 layers: $(STAMP)
 	$(BIN)/lint-imports --no-cache
 
-# The browser tests drive Debian's Chromium; as root with apt, the set-up installs it.
+# The browser tests drive Debian's Chromium and the fault tests use strace; as root with apt, the set-up
+# installs whichever is missing.
 browser:
-	@test -x $(CHROMIUM) || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null \
-		&& echo "installing chromium for the browser tests ..." \
-		&& apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } \
-		|| { echo "The browser tests need Chromium at $(CHROMIUM): install the chromium package, or make test CHROMIUM=/path/to/chromium"; exit 1; }
+	@missing=""; test -x $(CHROMIUM) || missing="chromium"; command -v strace >/dev/null || missing="$$missing strace"; \
+	if [ -n "$$missing" ]; then \
+		{ [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null \
+		&& echo "installing$$missing for the browser and fault tests ..." \
+		&& apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; } \
+		|| { echo "The tests need Chromium at $(CHROMIUM) and strace: install the packages chromium and strace, or make test CHROMIUM=/path/to/chromium"; exit 1; }; \
+	fi
 
 # The server's fuzz tests at full size (make test runs them short): at least 100,000 generated HTTP requests
 # and WebSocket frames; the totals are printed at the end. ELFERRAUS_FUZZ_SCALE=0.1 runs a tenth.

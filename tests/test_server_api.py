@@ -196,7 +196,7 @@ INVALID: list[tuple[dict[str, Any], str, str]] = [
     ({"players": 10**40}, "players", "web_error_players"),
     ({"players": True}, "players", "web_error_players"),
     ({"players": "4"}, "players", "web_error_players"),
-    ({"players": 4.0}, "players", "web_error_players"),
+    ({"players": 4.5}, "players", "web_error_players"),
     ({"players": None}, "players", "web_error_players"),
     ({"rules": "chaos"}, "rules", "web_error_rules"),
     ({"rules": "Classic"}, "rules", "web_error_rules"),
@@ -275,6 +275,8 @@ def test_valid_edge_values_are_accepted(tmp_path: Path) -> None:
         for change in [
             {"players": 2},
             {"players": 6},
+            {"players": 6.0},  # a number without fraction is an integer (JSON Schema)
+            {"rounds": 3.0},
             {"rounds": 1},
             {"rounds": 20},
             {"away": 5},
@@ -397,7 +399,7 @@ def test_joining_a_seat_that_is_not_free(tmp_path: Path) -> None:
         answer = await post(base, f"/api/rooms/{code}/join", json={"name": "Carl", "seat": 4})
         refused(answer, 400, "bad_request", tr("web_error_no_seat", "en", seat=4))
         number = tr("web_error_in_field", "en", field="seat", problem=tr("web_error_seat_number", "en"))
-        for bad in [99, -1, 10**30, True, "3", 3.0, None, [3]]:
+        for bad in [99, -1, 10**30, True, "3", 3.5, None, [3]]:
             answer = await post(base, f"/api/rooms/{code}/join", json={"name": "Carl", "seat": bad})
             refused(answer, 400, "bad_request", number, "seat")
         refused(await post(base, f"/api/rooms/{code}/join", json={"name": "Carl"}), 400, "bad_request", number, "seat")

@@ -72,7 +72,9 @@ def run_server(
         timeout_keep_alive=limits.KEEP_ALIVE,
         log_level="warning",
     )
-    summary = summarise_repeats()
+    # uvicorn's and asyncio's loggers get the summary on themselves; the server's own on its handler
+    # (below), which also sees their children: once each, or a record would count as its own repeat.
+    summary = summarise_repeats("uvicorn.error", "asyncio")
     _log_to_stderr(summary)
     server = limits.BoundedServer(config, guard, summary)
     print(f"elferraus: open http://{host}:{port}/ (database {db}; Ctrl+C stops)", flush=True)

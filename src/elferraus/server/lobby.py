@@ -46,7 +46,8 @@ class Lobby:
     def _set_aside(self, code: str, game: int | None, reason: str) -> None:
         self.set_aside[code] = reason
         where = f"room {code}" + (f" (game {game})" if game is not None else "")
-        LOG.error("%s is set aside: it does not replay from the database: %s", where, reason)
+        # Formatted here, not by logging: each room set aside is a line of its own, never a "repeat".
+        LOG.error(f"{where} is set aside: it does not replay from the database: {reason}")
 
     async def create(self, choice: NewRoom) -> tuple[Room, str]:
         """A new room from the host's choices; returns it and the host's token.

@@ -281,7 +281,7 @@ class Room:
         try:
             return await write
         except StoreError as error:
-            LOG.warning("room %s: the database refused a change: %s", self.code, error.reason)
+            LOG.warning(f"room {self.code}: the database refused a change: {error.reason}")
             raise RoomError("store_unavailable") from error
 
     async def join(self, seat: int, name: str) -> str:
@@ -545,6 +545,8 @@ class Room:
         room = cls(row.code, settings, seats, store)
         room.status = row.status  # type: ignore[assignment]
         if row.games:
+            for earlier in row.games[:-1]:  # the finished rounds of the match must replay too: they are shown
+                read_record({**earlier.deal, "moves": earlier.moves, "result": earlier.result})
             last = row.games[-1]
             record = {**last.deal, "moves": last.moves, "result": last.result}
             game = read_record(record)

@@ -12,7 +12,18 @@ import json
 from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    TypeAdapter,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 
 from elferraus.i18n import Lang, tr
 from elferraus.rules import PRESETS
@@ -30,14 +41,42 @@ assert set(LEVELS) == set(Level.__args__)  # type: ignore[attr-defined]
 assert set(PRESETS) == set(RulesName.__args__)  # type: ignore[attr-defined]
 
 
-def _name(value: str) -> str:
-    name = " ".join(value.split())
-    if not 1 <= len(name) <= 20 or not name.isprintable():
-        raise ValueError("a name has 1 to 20 printable characters")
-    return name
+def _name_characters(*, space: bool) -> str:
+    """The characters a name may hold, as the body of a regular expression class: in the Basic
+    Multilingual Plane every printable one, and with ``space`` white space too (which the name's
+    tidying turns into single spaces), from Unicode's tables. A list of what is allowed, not of what is
+    not, so that generators of test data (schemathesis) draw from it directly; and ``\\uXXXX`` escapes,
+    which every JSON Schema reader understands. The pattern is the check itself: the published schema
+    and the server agree exactly."""
+    ranges: list[tuple[int, int]] = []
+    for point in range(0x10000):
+        char = chr(point)
+        if not (char.isprintable() or (space and char.isspace())) or (not space and char.isspace()):
+            continue
+        if ranges and ranges[-1][1] == point - 1:
+            ranges[-1] = (ranges[-1][0], point)
+        else:
+            ranges.append((point, point))
+    return "".join(f"\\u{low:04x}" + (f"-\\u{high:04x}" if high > low else "") for low, high in ranges)
 
 
-Name = Annotated[str, StringConstraints(max_length=200), AfterValidator(_name)]
+NAME_PATTERN = f"^[{_name_characters(space=True)}]*[{_name_characters(space=False)}][{_name_characters(space=True)}]*$"
+"""A name: printable characters and white space, at least one that is not white space."""
+
+
+def _tidy_name(value: str) -> str:
+    return " ".join(value.split())
+
+
+Name = Annotated[
+    str,
+    StringConstraints(min_length=1, max_length=20, pattern=NAME_PATTERN),
+    AfterValidator(_tidy_name),
+    Field(
+        description="1 to 20 printable characters of the Basic Multilingual Plane (no emoji); "
+        "each run of white space becomes one space"
+    ),
+]
 RoomCode = Annotated[
     str,
     StringConstraints(pattern=f"^[{CODE_ALPHABET}{CODE_ALPHABET.lower()}]{{{CODE_LENGTH}}}$"),
@@ -51,9 +90,21 @@ Language = Annotated[
 ]
 
 
+def _whole(value: object) -> object:
+    """A number with no fraction is an integer, as in JSON Schema (``4.0`` is ``4``); anything else stays."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+Whole = Annotated[int, BeforeValidator(_whole)]
+"""An integer field: a JSON number without fraction; not a string, not true or false."""
+
+
 class _Input(BaseModel):
     # Unknown keys are ignored: an older server keeps serving a newer page.
-    model_config = ConfigDict(strict=True, extra="ignore", allow_inf_nan=False, frozen=True)
+    # Python's regular expressions: the name pattern names surrogates, which Rust's refuse.
+    model_config = ConfigDict(strict=True, extra="ignore", allow_inf_nan=False, frozen=True, regex_engine="python-re")
 
 
 class SeatChoice(_Input):
@@ -63,15 +114,39 @@ class SeatChoice(_Input):
     level: Level | None = Field(None, description="a computer's level (default: the room's fill level)")
 
 
+def _seats_fit_the_table() -> dict[str, Any]:
+    """The rule no field states alone, in JSON Schema: at most one seat choice per seat after the host's."""
+    rules: list[dict[str, Any]] = [
+        {
+            "if": {"properties": {"players": {"const": players}}, "required": ["players"]},
+            "then": {"properties": {"seats": {"maxItems": players - 1}}},
+        }
+        for players in range(2, MAX_SEATS + 1)
+    ]
+    rules.append({"if": {"not": {"required": ["players"]}}, "then": {"properties": {"seats": {"maxItems": 3}}}})
+    return {"allOf": rules}
+
+
 class NewRoom(_Input):
     """``POST /api/rooms``: what the host chooses."""
 
+    model_config = ConfigDict(json_schema_extra=_seats_fit_the_table())
+
     name: Name = Field(description="the host's name, 1 to 20 printable characters")
-    players: int = Field(4, ge=2, le=MAX_SEATS)
+    players: Whole = Field(4, ge=2, le=MAX_SEATS)
     rules: RulesName = "classic"
-    rounds: int = Field(1, ge=1, le=20)
+    rounds: Whole = Field(1, ge=1, le=20)
     fill: Level = Field("medium", description="the level of the computers that take the seats nobody took")
     seats: list[SeatChoice] = Field(default_factory=list, max_length=MAX_SEATS - 1)
+
+    @field_validator("seats")
+    @classmethod
+    def _seats_fit(cls, seats: list[SeatChoice], info: ValidationInfo) -> list[SeatChoice]:
+        players = info.data.get("players", 4)
+        if len(seats) > players - 1:
+            raise ValueError(f"{players} players have {players - 1} seats after the host's")
+        return seats
+
     away: float = Field(60.0, ge=5, le=3600, description="seconds a person may be away on his turn")
     pace: float = Field(0.8, ge=0, le=5, description="seconds a computer waits before each move")
 
@@ -80,7 +155,7 @@ class Join(_Input):
     """``POST /api/rooms/{code}/join``: a person takes an open seat."""
 
     name: Name
-    seat: int = Field(ge=0, le=MAX_SEATS - 1, description="the seat to take (0 is the host's)")
+    seat: Whole = Field(ge=0, le=MAX_SEATS - 1, description="the seat to take (0 is the host's)")
 
 
 class NewRoomAnswer(BaseModel):

@@ -180,6 +180,10 @@ class SqliteDatabase:
         """Close the connection."""
         self._db.close()
 
+    def set_busy_timeout(self, seconds: float) -> None:
+        """How long the next statements wait for another connection's lock before they fail."""
+        self._db.execute(f"PRAGMA busy_timeout = {max(1, round(seconds * 1000))}")
+
     # -- rooms and seats ------------------------------------------------------
 
     def add_room(self, code: str, settings: dict[str, Any], seats: list[SeatRow]) -> None:

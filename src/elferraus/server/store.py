@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol, TypeVar
@@ -91,19 +92,32 @@ class SqliteStore:
         return store
 
     async def _write(self, work: Callable[[SqliteDatabase], T]) -> T:
-        return await self._run(self._writer, work)
+        # The busy timeout counts from the call, not from its turn on the writer thread: a write queued
+        # behind others that waited for a lock is refused in time too, not after their waits and its own.
+        deadline = time.monotonic() + BUSY_TIMEOUT
+        return await self._run(self._writer, work, deadline)
 
     async def _read(self, work: Callable[[SqliteDatabase], T]) -> T:
-        return await self._run(self._reader, work)
+        return await self._run(self._reader, work, None)
 
-    async def _run(self, executor: ThreadPoolExecutor, work: Callable[[SqliteDatabase], T]) -> T:
-        return await asyncio.get_running_loop().run_in_executor(executor, self._on_thread, executor, work)
+    async def _run(
+        self, executor: ThreadPoolExecutor, work: Callable[[SqliteDatabase], T], deadline: float | None
+    ) -> T:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(executor, self._on_thread, executor, work, deadline)
 
-    def _on_thread(self, executor: ThreadPoolExecutor, work: Callable[[SqliteDatabase], T]) -> T:
+    def _on_thread(
+        self, executor: ThreadPoolExecutor, work: Callable[[SqliteDatabase], T], deadline: float | None
+    ) -> T:
         db = self._connections.get(executor)
         if db is None:
             db = self._connections[executor] = SqliteDatabase(self.path)
         try:
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise StoreError(self.path, f"database is locked (busy for more than {BUSY_TIMEOUT:g} s)")
+                db.set_busy_timeout(left)
             return work(db)
         except sqlite3.Error as error:
             if not isinstance(error, sqlite3.OperationalError) or "locked" not in str(error):

@@ -1,0 +1,242 @@
+"""The server through faults of its database: a lock held too long, a full disk, a read-only file.
+
+Each fault test plays rooms through the fault, then ``kill -9`` at a seeded
+moment after it (``ELFERRAUS_FAULT_SEED`` chooses the seed; it is printed),
+restarts the server and checks the store (see ``fault_helpers``).
+``benchmarks/faults.py`` runs the same with more kills and prints the figures.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import random
+import sqlite3
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from elferraus.errors import RecordError
+from elferraus.record import read_record
+from elferraus.server.client import RoomClient
+from fault_helpers import (
+    FAULTS,
+    Latency,
+    Mounts,
+    fault_problem,
+    mount_problem,
+    record_of,
+    run_fault,
+    stored_games,
+    summary,
+)
+from server_helpers import OVER, act, get, my_turn, play_round, room_with_people, start, wait_online
+from web_helpers import ServerProcess, free_port
+
+KILLS = 1
+"""kill -9 rounds per fault here (the figures script makes more)."""
+P99_LIMIT_MS = 50.0
+HELD_UP_MS = 500.0
+"""Slower than this is a room held up, however busy the machine."""
+MIN_SAMPLES = {"ping": 100, "spectator": 25, "healthz": 50, "room": 50}
+"""At least this many round trips of each kind during one fault (it lasts 5 s)."""
+
+
+@pytest.fixture
+def mounts(tmp_path: Path) -> Iterator[Mounts]:
+    """tmpfs mounts under ``tmp_path``, unmounted after the test whatever happened."""
+    mounted = Mounts(tmp_path / "mnt")
+    try:
+        yield mounted
+    finally:
+        mounted.close()
+
+
+@pytest.mark.timeout(240)
+@pytest.mark.parametrize("kind", FAULTS)
+def test_a_fault_then_kill_9_loses_no_move_and_holds_up_no_other_room(
+    kind: str, tmp_path: Path, mounts: Mounts
+) -> None:
+    problem = fault_problem(kind)
+    assert problem is None, problem  # make test installs what the faults need (strace), as root
+    seed = int(os.environ.get("ELFERRAUS_FAULT_SEED", random.randrange(2**32)))
+    print(f"{kind}: seed {seed} (ELFERRAUS_FAULT_SEED={seed} repeats it)")
+    reports = run_fault(kind, tmp_path, mounts, seed, KILLS)
+    text = "\n".join(summary(report) for report in reports)
+    for report in reports:
+        assert not report.problems, text
+        assert report.acknowledged > 0, text
+        assert report.found == report.acknowledged, text
+        assert report.replayed == report.games > 0, text
+    for report in reports[:-1]:
+        assert report.refusals, text
+        assert all(refusal.accepted for refusal in report.refusals), text
+        assert report.resumed, text
+        for probe, least in MIN_SAMPLES.items():
+            assert report.latency[probe].samples >= least, text
+            assert report.latency[probe].errors == 0, text
+    for report in reports[:-1]:
+        _check_p99(report.latency["all"], report.latency["control"], text)
+
+
+def _check_p99(server: Latency, control: Latency, text: str) -> None:
+    """The server's round trips during the fault (all four kinds together, about a thousand, so that a
+    moment of load is not taken for a room held up): p99 under the limit.
+
+    On a machine so busy that a second server, idle and without any fault, answers ``GET /healthz`` slowly
+    too (``control`` p99 over half the limit), 50 ms cannot be told from the machine's own load: then the
+    bound is that no room was held up for the length of a database wait (``HELD_UP_MS``). The 50 ms figure
+    itself is measured on a quiet machine by ``benchmarks/faults.py``.
+    """
+    limit = P99_LIMIT_MS if control.p99 < P99_LIMIT_MS / 2 else HELD_UP_MS
+    assert server.p99 < limit, f"p99 {server.p99:.1f} ms, limit {limit} ms (control {control})\n{text}"
+
+
+# -- a stored game that no longer replays -------------------------------------------
+
+
+def _wrong_seat(text: str) -> str:
+    seat, rest = text.split(" ", 1)
+    return f"{1 - int(seat)} {rest}"
+
+
+def _not_a_move(text: str) -> str:
+    return text.split(maxsplit=1)[0] + " jump"
+
+
+CORRUPTIONS: dict[str, Callable[[str], str]] = {"a move by the wrong seat": _wrong_seat, "not a move": _not_a_move}
+
+
+async def _two_people_play(base: str, moves: int) -> tuple[str, list[str], dict[str, Any]]:
+    """A room of two people who make ``moves`` moves; returns its code, tokens and last state."""
+    code, tokens = await room_with_people(base, 2, name="Anna", players=2, pace=0, away=60)
+    async with RoomClient(base, code, tokens[0]) as host, RoomClient(base, code, tokens[1]) as guest:
+        await wait_online(host, [0, 1])
+        await start(host, guest)
+        for _ in range(10 * moves):
+            assert host.state is not None
+            assert guest.state is not None
+            if len(host.state["game"]["moves"]) >= moves:
+                break
+            mover, other = (host, guest) if my_turn(host.state) else (guest, host)
+            assert mover.state is not None
+            answer = await act(mover, mover.state["view"]["legal"][0])
+            assert answer["type"] == "state" or answer["code"] == "stale", answer
+            seen = await other.until(lambda state, seq=mover.state["seq"]: state["seq"] >= seq, 10)
+            await mover.until(lambda state, seq=seen["seq"]: state["seq"] >= seq, 10)
+        assert host.state is not None
+        return code, tokens, host.state
+
+
+async def _play_to_the_end(base: str, code: str, tokens: list[str]) -> dict[str, Any]:
+    async with RoomClient(base, code, tokens[0]) as host, RoomClient(base, code, tokens[1]) as guest:
+        await wait_online(host, [0, 1])
+        ends = await asyncio.gather(play_round(host), play_round(guest))
+        return ends[0]
+
+
+@pytest.mark.timeout(120)
+def test_a_room_whose_game_no_longer_replays_is_set_aside_and_the_rest_come_back(tmp_path: Path) -> None:
+    server = ServerProcess(tmp_path / "games.sqlite3")
+    server.start()
+    try:
+        rooms = [asyncio.run(_two_people_play(server.base, 6)) for _ in range(len(CORRUPTIONS) + 2)]
+        server.stop()
+        bad = {}
+        with contextlib.closing(sqlite3.connect(server.db)) as db, db:
+            for (code, _tokens, state), (name, corrupt) in zip(rooms, CORRUPTIONS.items(), strict=False):
+                game = state["game"]["id"]
+                (text,) = db.execute("SELECT text FROM moves WHERE game = ? AND n = 2", (game,)).fetchone()
+                db.execute("UPDATE moves SET text = ? WHERE game = ? AND n = 2", (corrupt(text), game))
+                bad[code] = (name, game)
+        stored = stored_games(server.db)
+        reasons = {}
+        for code, (_name, game) in bad.items():
+            with pytest.raises(RecordError) as error:
+                read_record(record_of(stored[game]))
+            reasons[code] = error.value.problem
+        server.start()
+        log = server.log.read_text()
+        for code, (name, game) in bad.items():
+            reason = reasons[code]
+            answer = asyncio.run(get(server.base, f"/api/rooms/{code}"))
+            assert answer.status_code == 409, (name, answer.text)
+            assert answer.json()["error"] == "set_aside", (name, answer.text)
+            lines = [line for line in log.splitlines() if code in line]
+            assert any(str(game) in line and reason in line for line in lines), (name, reason, log[-3000:])
+        for code, tokens, state in rooms[len(CORRUPTIONS) :]:
+            answer = asyncio.run(get(server.base, f"/api/rooms/{code}"))
+            assert answer.status_code == 200, answer.text
+            end = asyncio.run(_play_to_the_end(server.base, code, tokens))
+            assert end["room"]["status"] in OVER
+            assert end["game"]["moves"][: len(state["game"]["moves"])] == state["game"]["moves"]
+            with urllib.request.urlopen(f"{server.base}/api/games/{end['game']['id']}/record", timeout=10) as answer:
+                read_record(json.loads(answer.read()))
+    finally:
+        server.stop()
+
+
+# -- a database that cannot be used --------------------------------------------------
+
+
+def _read_only_database(tmp_path: Path, mounts: Mounts) -> Path:
+    """A good database, on a tmpfs mounted read-only: read-only for root too."""
+    folder = mounts.tmpfs("ro", "8m")
+    server = ServerProcess(folder / "games.sqlite3", log=tmp_path / "made.log")
+    server.start()
+    server.stop()
+    mounts.remount(folder, "ro")
+    with pytest.raises(OSError, match="Read-only file system"):
+        (folder / "games.sqlite3").open("r+b")
+    return folder / "games.sqlite3"
+
+
+def _not_a_database(tmp_path: Path, mounts: Mounts) -> Path:
+    path = tmp_path / "notes.sqlite3"
+    path.write_text("These are my notes, not a database.\n" * 100)
+    return path
+
+
+BAD_DATABASES = {
+    "a read-only file": _read_only_database,
+    "a missing folder": lambda tmp_path, mounts: tmp_path / "no such folder" / "games.sqlite3",
+    "a file that is not a database": _not_a_database,
+}
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("name", BAD_DATABASES)
+def test_serve_refuses_a_database_it_cannot_use_in_one_line(name: str, tmp_path: Path, mounts: Mounts) -> None:
+    problem = mount_problem() if name == "a read-only file" else None
+    assert problem is None, problem
+    path = BAD_DATABASES[name](tmp_path, mounts)
+    port = free_port()
+    command = [sys.executable, "-m", "elferraus.cli.main", "serve", "--db", str(path), "--port", str(port)]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while process.poll() is None and time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1):
+                    pytest.fail(f"serve started on {name}")
+            except OSError:
+                time.sleep(0.1)
+        out, err = process.communicate(timeout=10)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode not in (0, None), (out, err)
+    assert out == "", out
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert str(path) in lines[0], err
+    assert "Traceback" not in err
