@@ -65,11 +65,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from fault_helpers import (  # the harness is the fault tests' own
     FAULTS,
     Mounts,
-    RoundReport,
     fault_problem,
     latencies,
-    run_fault,
 )
+from fault_scenario import RoundReport, run_fault
 
 P99_LIMIT_MS = 50.0
 

@@ -34,10 +34,9 @@ from fault_helpers import (
     fault_problem,
     mount_problem,
     record_of,
-    run_fault,
     stored_games,
-    summary,
 )
+from fault_scenario import run_fault, summary
 from server_helpers import OVER, act, get, my_turn, play_round, room_with_people, start, wait_online
 from web_helpers import ServerProcess, free_port
 
