@@ -13,6 +13,7 @@ from typing import Annotated, Any
 from fastapi import FastAPI
 from fastapi import Path as PathParameter
 from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.utils import get_openapi
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.gzip import GZipMiddleware
@@ -39,6 +40,7 @@ from elferraus.server.schemas import (
     field_of,
     message_of,
     refusal,
+    too_deep,
 )
 from elferraus.server.store import SqliteStore
 
@@ -171,7 +173,13 @@ def create_app(
         strict_content_type=False,
         middleware=[
             Middleware(SecurityHeaders),
-            Middleware(BodyLimit, limit=MAX_BODY, refuse=lambda lang: refuse(RoomError("too_big"), lang)),
+            Middleware(
+                BodyLimit,
+                limit=MAX_BODY,
+                refuse=lambda lang: refuse(RoomError("too_big"), lang),
+                too_deep=too_deep,
+                refuse_deep=lambda lang: refuse(RoomError("bad_request", "web_error_json"), lang),
+            ),
             Middleware(GZipMiddleware, minimum_size=512),
             Middleware(RevalidateStatic),
         ],
@@ -294,4 +302,26 @@ def create_app(
         await Connection(websocket, room).run()
 
     app.router.routes.append(Mount("/static", StaticFiles(directory=assets, check_dir=False), name="static"))
+    app.openapi = lambda: _published(app)  # type: ignore[method-assign]
     return app
+
+
+def _published(app: FastAPI) -> dict[str, Any]:
+    """The OpenAPI document as FastAPI makes it, told the truth about refusals: a failed check is a 400
+    (never FastAPI's 422), and 429 and 503 come with ``Retry-After``."""
+    if app.openapi_schema is not None:
+        return app.openapi_schema
+    document = get_openapi(title=app.title, version=app.version, summary=app.summary, routes=app.routes)
+    retry_after = {"Retry-After": {"description": "seconds to wait before asking again", "schema": {"type": "integer"}}}
+    for operations in document["paths"].values():
+        for operation in operations.values():
+            responses = operation.get("responses", {})
+            responses.pop("422", None)
+            for status in ("429", "503"):
+                if status in responses:
+                    responses[status]["headers"] = retry_after
+    schemas = document.get("components", {}).get("schemas", {})
+    for unused in ("HTTPValidationError", "ValidationError"):
+        schemas.pop(unused, None)
+    app.openapi_schema = document
+    return document

@@ -20,7 +20,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from elferraus.i18n import Lang
 from elferraus.server.rooms import Room, RoomError
-from elferraus.server.schemas import Act, Hello, MoveFrame, message_of, read_frame
+from elferraus.server.schemas import Act, Hello, MoveFrame, message_of, read_frame, too_deep
 
 MAX_FRAME = 4096
 """The longest text frame a client may send (bytes)."""
@@ -43,6 +43,8 @@ ANSWERED = ("unknown_type", "bad_move", "stale", "wrong_status")
 
 def _lang_of(text: str) -> Lang:
     """The language a frame asks for, read leniently (its other fields may be wrong)."""
+    if too_deep(text):
+        return "en"
     try:
         data = json.loads(text)
     except (ValueError, RecursionError):

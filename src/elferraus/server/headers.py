@@ -53,10 +53,19 @@ class BodyLimit:
     empty body reaches the app as ``{}``.
     """
 
-    def __init__(self, app: ASGIApp, limit: int, refuse: Callable[[Lang], Response]) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        limit: int,
+        refuse: Callable[[Lang], Response],
+        too_deep: Callable[[bytes], bool] | None = None,
+        refuse_deep: Callable[[Lang], Response] | None = None,
+    ) -> None:
         self.app = app
         self.limit = limit
         self.refuse = refuse
+        self.too_deep = too_deep
+        self.refuse_deep = refuse_deep
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS"):
@@ -82,6 +91,9 @@ class BodyLimit:
             if not message.get("more_body", False):
                 break
         body = b"".join(chunks) or b"{}"  # no body at all is an empty object: then its required fields are missing
+        if self.too_deep is not None and self.refuse_deep is not None and self.too_deep(body):
+            await self.refuse_deep(lang)(scope, receive, send)  # before any recursive parser sees it
+            return
         delivered = False
 
         async def replay() -> Message:

@@ -258,6 +258,38 @@ def refusal(errors: Sequence[Any], code: str = "bad_request") -> RoomError:
     return RoomError(code, key, field=field)
 
 
+MAX_NESTING = 32
+"""The deepest nesting of arrays and objects a message may have; no real message nests more than 3."""
+
+
+def too_deep(text: str | bytes, limit: int = MAX_NESTING) -> bool:
+    """True if the JSON text nests arrays and objects deeper than ``limit`` (strings are skipped).
+
+    Python's own parser recurses once per level; thousands of levels can exhaust the C stack. This
+    scan does not recurse, so untrusted text is measured before any recursive parser sees it.
+    """
+    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
+    depth = 0
+    in_string = escaped = False
+    for byte in data:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:  # quote
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in (0x5B, 0x7B):  # [ {
+            depth += 1
+            if depth > limit:
+                return True
+        elif byte in (0x5D, 0x7D):
+            depth -= 1
+    return False
+
+
 def read_frame(text: str) -> Hello | MoveFrame | Act:
     """One WebSocket text frame, checked.
 
@@ -269,6 +301,8 @@ def read_frame(text: str) -> Hello | MoveFrame | Act:
     except ValidationError as error:
         errors = error.errors(include_input=False, include_url=False)
     if errors and errors[0]["type"] == "json_invalid":
+        if too_deep(text):
+            raise RoomError("bad_frame")
         # Python's parser reads what pydantic's refuses but JSON allows (a lone surrogate such as "\ud800"),
         # so that such a value is refused by the field it is in.
         try:
