@@ -42,7 +42,7 @@ from elferraus.server.schemas import (
     refusal,
     too_deep,
 )
-from elferraus.server.store import SqliteStore
+from elferraus.server.store import SqliteStore, StoreError
 
 MAX_BODY = 8192
 STATIC = Path(str(resources.files("elferraus.server").joinpath("static")))
@@ -258,7 +258,7 @@ def create_app(
         """A finished game's ``elferraus/1`` record (404 while it runs)."""
         try:
             record = await lobby().store.record(game)
-        except Exception as error:  # StoreError: a read the database refused
+        except StoreError as error:  # a read the database refused
             raise RoomError("store_unavailable") from error
         if record is None:
             raise RoomError("no_game", "web_error_no_game")

@@ -486,13 +486,11 @@ class Room:
         failures = 0
         while True:
 
-            async def change() -> bool:
+            async def change() -> None:
                 assert self.table is not None
                 unchanged = self.status == "playing" and self.table.game is game and game.move_count == at
-                if not unchanged or self._player_for(seat) is not player:  # a person back in time plays himself
-                    return True
-                await self._push(move)
-                return True
+                if unchanged and self._player_for(seat) is player:  # a person back in time plays himself
+                    await self._push(move)
 
             try:
                 await self._change(change)
