@@ -8,7 +8,7 @@ import types
 
 import pytest
 
-from elferraus import Game, Rules
+from elferraus import Game, Rules, format_position, read_position
 from elferraus.bots import BOTS, Bot, make_bot
 from elferraus.bots.search import ExpertBot, HardBot, SearchBot
 from elferraus.game import Game as GameClass
@@ -75,7 +75,7 @@ def _hidden_shuffled(game: Game, seat: int, rng: random.Random) -> Game:
     """The same position with the cards ``seat`` cannot see dealt differently."""
     hidden = [card for other in range(game.players) if other != seat for card in game.hand(other)] + game.pile()
     rng.shuffle(hidden)
-    fields = game.position().split(" ")
+    fields = format_position(game).split(" ")
     hands = []
     for other in range(game.players):
         if other == seat:
@@ -86,7 +86,7 @@ def _hidden_shuffled(game: Game, seat: int, rng: random.Random) -> Game:
             hidden = hidden[count:]
     fields[1] = "/".join(hands)
     fields[2] = "".join(map(str, hidden)) or "-"
-    return Game.from_position(" ".join(fields))
+    return read_position(" ".join(fields))
 
 
 def _positions(count: int, rules: Rules) -> list[Game]:
@@ -100,7 +100,7 @@ def _positions(count: int, rules: Rules) -> list[Game]:
                 break
             game.push(bots[game.turn].choose(game.view(game.turn)))
         if not game.is_over() and len(game.legal_moves()) > 1:
-            positions.append(Game.from_position(game.position()))
+            positions.append(read_position(format_position(game)))
     return positions
 
 

@@ -15,6 +15,8 @@ from elferraus.cli.main import main
 from elferraus.cli.play import PromptGame, parse_input
 from elferraus.game import Game
 from elferraus.moves import DRAW, PASS, Move
+from elferraus.record import write_record
+from elferraus.session import Seat, Table, TableSetup
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -109,7 +111,7 @@ def _record_lines(count: int) -> list[str]:
         game = Game.deal(players=2, seed=seed)
         while not game.is_over():
             game.push(game.legal_moves()[0])
-        lines.append(json.dumps(game.to_record()))
+        lines.append(json.dumps(write_record(game)))
     return lines
 
 
@@ -210,7 +212,8 @@ class Script:
 
 
 def test_prompt_plays_a_whole_game_and_explains_mistakes(capsys: pytest.CaptureFixture[str]) -> None:
-    game = Game.deal(players=3, seed=11)
+    table = Table(TableSetup((Seat("You"), Seat("Computer 2", "greedy"), Seat("Computer 3", "random")), seed=11))
+    game = table.game
     helper = make_bot("greedy", 1)
     answers: list[str] = ["nonsense", "B99", "pass"]
 
@@ -219,12 +222,10 @@ def test_prompt_plays_a_whole_game_and_explains_mistakes(capsys: pytest.CaptureF
             return answers.pop(0)
         return str(helper.choose(game.view(0)))
 
-    names = ["You", "Computer 1", "Computer 2"]
-    bots = {1: make_bot("greedy", 2), 2: make_bot("random", 3)}
     from rich.console import Console
 
     console = Console(file=sys.stdout, width=100, color_system=None)
-    PromptGame(names, bots, "en", read=read, console=console).play(game)
+    PromptGame(table, "en", read=read, console=console).play()
     out = capsys.readouterr().out
     assert game.is_over()
     assert "'nonsense' is not a move" in out

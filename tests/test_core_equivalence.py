@@ -27,7 +27,7 @@ from typing import Any
 
 import pytest
 
-from elferraus import Game, Rules
+from elferraus import Game, Rules, format_position
 from elferraus._pystate import PyState
 from elferraus.core import py_key_order
 from elferraus.deal import deal_cards
@@ -588,7 +588,7 @@ def test_game_copies_are_games_and_collectable() -> None:
     for history in (True, False):
         copy = game.copy(history=history)
         assert type(copy) is Game
-        assert copy.position() == game.position()
+        assert format_position(copy) == format_position(game)
         assert copy.legal_moves() == game.legal_moves()
 
     finalised = []
@@ -664,17 +664,17 @@ def test_pickled_games_load_on_the_other_core() -> None:
         game.push(rng.choice(game.legal_moves()))
     here = pickle.dumps(game)
     code = (
-        "import pickle, sys; from elferraus import Game; "
+        "import pickle, sys; from elferraus import Game, format_position; "
         "game = pickle.loads(sys.stdin.buffer.read()); game.pop(); "
-        "sys.stdout.buffer.write(pickle.dumps((game.position(), game.record_moves(), game)))"
+        "sys.stdout.buffer.write(pickle.dumps((format_position(game), game.record_moves(), game)))"
     )
     game.pop()
     for pure in ("1", ""):
         env = {**os.environ, "ELFERRAUS_PURE": pure}
         result = subprocess.run([sys.executable, "-c", code], env=env, input=here, capture_output=True, check=True)
         position, moves, back = pickle.loads(result.stdout)
-        assert (position, moves) == (game.position(), game.record_moves())
-        assert (back.position(), back.record_moves(), back.metadata) == (position, moves, game.metadata)
+        assert (position, moves) == (format_position(game), game.record_moves())
+        assert (format_position(back), back.record_moves(), back.metadata) == (position, moves, game.metadata)
         assert back.legal_moves() == game.legal_moves()
 
 

@@ -17,6 +17,7 @@ from elferraus import (
     RecordError,
     Rules,
     dumps_record,
+    format_position,
     iter_records,
     read_record,
     read_records,
@@ -84,7 +85,7 @@ def test_every_prefix_of_a_record_is_a_record(line: str) -> None:
         assert write_record(game) == prefix
         while full.move_count > length:
             full.pop()
-        assert game.position() == full.position()
+        assert format_position(game) == format_position(full)
 
 
 def test_record_of_a_game_in_progress_round_trips() -> None:
@@ -92,10 +93,9 @@ def test_record_of_a_game_in_progress_round_trips() -> None:
     rng = random.Random(1)
     for _ in range(40):
         game.push(rng.choice(game.legal_moves()))
-    record = game.to_record()
+    record = write_record(game)
     assert record["result"] is None
-    assert read_record(record).position() == game.position()
-    assert Game.from_record(record).position() == game.position()
+    assert format_position(read_record(record)) == format_position(game)
     assert json.loads(dumps_record(game)) == record
 
 

@@ -18,6 +18,7 @@ import pytest
 from elferraus.cards import CARDS
 from elferraus.deal import derive_seed
 from elferraus.game import Game
+from elferraus.record import write_record
 from elferraus.rules import Rules
 from elferraus.server.client import RoomClient
 from server_helpers import (
@@ -198,7 +199,7 @@ def test_the_check_itself_finds_a_leak() -> None:
     """The checker is not blind: a frame naming a card hidden from its reader is reported."""
     game = Game.deal(players=2, seed=3)
     game.push(game.legal_moves()[0])
-    record = game.to_record()
+    record = write_record(game)
     mover = 1 - game.turn
     secret = str(game.hand(game.turn)[0])
     laid = record["moves"][0].split()[1]

@@ -13,10 +13,13 @@ from typing import Any
 
 import pytest
 
-from elferraus.errors import RecordError
+from elferraus.bots import seat_seed
+from elferraus.errors import IllegalMoveError, RecordError
 from elferraus.game import Game
 from elferraus.moves import DRAW, Move
-from elferraus.session import Seat, Table, TableSetup
+from elferraus.position import format_position
+from elferraus.record import write_record
+from elferraus.session import STAND_IN, Seat, Table, TableSetup, TurnError
 from engine_helpers import can_empty_hand
 
 
@@ -170,7 +173,7 @@ def test_a_match_deals_its_rounds() -> None:
     deals = set()
     for number in range(1, 4):
         assert table.game.metadata["round"] == number
-        deals.add(table.game.position())
+        deals.add(format_position(table.game))
         play_to_end(table, rng)
         table.finish_round()
         if number < 3:
@@ -211,7 +214,7 @@ def test_undo_the_turn_under_way(levels: str, seed: int, action: str) -> None:
     table = make_table(levels, seed=seed)
     game, person = table.game, table.people[0]
     play_until(table, random.Random(seed), lambda t: fresh_turn(t, action))
-    start, position = game.move_count, game.position()
+    start, position = game.move_count, format_position(game)
     previous_target = table.undo_target(person)
     assert previous_target is not None
     assert previous_target < start  # before acting: his last finished turn
@@ -221,7 +224,7 @@ def test_undo_the_turn_under_way(levels: str, seed: int, action: str) -> None:
     assert table.undo_target(person) == start  # after acting: the turn under way
     assert table.undo(person) == 1
     assert game.move_count == start
-    assert game.position() == position
+    assert format_position(game) == position
     assert table.person_to_move()
     assert table.undo_target(person) == previous_target
 
@@ -234,7 +237,7 @@ def test_undo_the_last_finished_turn_and_the_computers_after_it(levels: str, see
     game, person = table.game, table.people[0]
     rng = random.Random(seed)
     play_until(table, rng, person_turn_with_choice)
-    start, position = game.move_count, game.position()
+    start, position = game.move_count, format_position(game)
     while game.turn == person and not game.is_over():  # the person's whole turn
         game.push(person_move(game, rng))
     computers_until_person(table)
@@ -244,7 +247,7 @@ def test_undo_the_last_finished_turn_and_the_computers_after_it(levels: str, see
     made = game.move_count - start
     assert table.undo(person) == made
     assert game.move_count == start
-    assert game.position() == position
+    assert format_position(game) == position
     assert table.person_to_move()
     # the computers' memory follows the game back: their next moves are legal to the end
     while not game.is_over():
@@ -327,10 +330,10 @@ def test_hint_by_search() -> None:
     rng = random.Random(5)
     play_until(table, rng, lambda t: person_turn_with_choice(t) and not can_empty_hand(t.game))
     game = table.game
-    before = game.position()
+    before = format_position(game)
     legal = game.legal_moves()
     advice = table.hint()
-    assert game.position() == before  # asking changes nothing
+    assert format_position(game) == before  # asking changes nothing
     assert advice.reason == "search"
     assert advice.move in legal
     assert advice.samples > 0
@@ -373,7 +376,7 @@ def test_resume_mid_game_at_the_same_position() -> None:
     play_until(table, rng, lambda t: t.game.move_count > 20 and t.person_to_move())
     record = json.loads(json.dumps(table.record()))
     resumed = Table.from_record(record)
-    assert resumed.game.position() == table.game.position()
+    assert format_position(resumed.game) == format_position(table.game)
     assert resumed.game.record_moves() == table.game.record_moves()
     assert resumed.names == table.names
     assert resumed.setup == table.setup
@@ -397,7 +400,7 @@ def test_resume_a_finished_round_of_a_match_deals_the_next() -> None:
     assert not resumed.game.is_over()
     assert resumed.game.metadata["round"] == 2
     table.next_round()
-    assert resumed.game.position() == table.game.position()  # the same second deal
+    assert format_position(resumed.game) == format_position(table.game)  # the same second deal
     assert resumed.record()["match"]["scores"] == [penalties]
 
 
@@ -409,7 +412,7 @@ def test_resume_a_finished_single_game_is_refused() -> None:
 
 
 def test_a_record_without_seats_seats_a_person_and_medium_players() -> None:
-    record = Game.deal(3, seed=4).to_record()
+    record = write_record(Game.deal(3, seed=4))
     table = Table.from_record(record)
     assert table.people == (0,)
     assert table.names == ["Player 1", "Player 2", "Player 3"]
@@ -522,3 +525,120 @@ def test_a_resumed_match_keeps_each_records_scores_apart() -> None:
     assert saved["match"]["scores"] == []
     assert before["match"]["scores"] == []
     assert resumed.match.scores == [game.penalties()]
+
+
+# -- the turn driver ------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5])
+@pytest.mark.parametrize("rules", ["classic", "ravensburger", "beginners"])
+def test_the_table_waits_for_a_person_exactly_when_he_has_a_choice(seed: int, rules: str) -> None:
+    table = make_table("human,greedy,human", seed=seed, rules=rules)
+    rng = random.Random(seed)
+    made_for = 0
+    while not table.game.is_over():
+        game, seat = table.game, table.game.turn
+        legal = game.legal_moves()
+        if table.is_person(seat):
+            assert (table.waiting_for() == seat) == (len(legal) > 1)
+            assert table.made_for_person() == (legal[0] if len(legal) == 1 else None)
+        else:
+            assert table.waiting_for() is None
+            assert table.made_for_person() is None
+        if table.waiting_for() is None:
+            move = table.automatic_move()
+            assert move is not None
+            assert move in legal
+            made_for += table.is_person(seat)
+            table.play(move)
+            if table.is_person(seat):
+                assert table.last_made_for(seat) == move or table.waiting_for() == seat
+        else:
+            table.play(rng.choice(legal), seat=seat)
+            assert table.last_made_for(seat) is None
+    assert table.waiting_for() is None
+    assert table.automatic_move() is None
+    assert made_for > 0, "the opening 11 alone is made for a person now and then"
+
+
+def test_play_refuses_the_wrong_seat_and_illegal_moves_with_their_reason() -> None:
+    table = make_table("human,greedy", seed=3)
+    table.play_automatic()
+    seat = table.game.turn
+    with pytest.raises(TurnError, match="not to move"):
+        table.play(table.game.legal_moves()[0], seat=1 - seat)
+    illegal = next(Move.lay(card) for card in table.game.hand(seat) if not table.game.fits(card))
+    with pytest.raises(IllegalMoveError) as caught:
+        table.play(illegal, seat=seat)
+    assert caught.value.reason
+    with pytest.raises(IllegalMoveError) as previewed:
+        table.preview(illegal, seat=seat)
+    assert previewed.value.reason == caught.value.reason
+
+
+@pytest.mark.parametrize("seed", [1, 7, 11])
+def test_preview_says_what_play_then_does(seed: int) -> None:
+    table = make_table("human,greedy,random", seed=seed)
+    rng = random.Random(seed)
+    while not table.game.is_over():
+        move = table.automatic_move() or rng.choice(table.game.legal_moves())
+        before = table.game.move_count
+        preview = table.preview(move)
+        assert table.game.move_count == before  # nothing made yet
+        table.play(move)
+        assert preview.number == before
+        assert preview.text == table.game.record_moves()[-1]
+        if table.game.is_over():
+            assert preview.result == {"winner": table.game.winner, "penalties": table.game.penalties()}
+            assert preview.match_over
+        else:
+            assert preview.result is None
+    with pytest.raises(TurnError, match="over"):
+        table.play(DRAW)
+
+
+def test_a_stand_in_plays_for_a_person_away_seeded_by_the_rule() -> None:
+    table = make_table("human,greedy,human", seed=5)
+    table.stand_in(2)
+    assert table.bots[2].name == STAND_IN
+    assert table.is_person(2)
+    assert table.undo_target(2) is None
+    while table.game.turn != 0 or table.waiting_for() is None:
+        if table.game.is_over():
+            break
+        table.play_automatic() or table.play(table.game.legal_moves()[0])
+    table.come_back(2)
+    assert 2 not in table.bots
+    with pytest.raises(ValueError, match="computer"):
+        table.stand_in(1)
+
+
+def test_computers_are_seeded_from_the_deal_and_their_seat() -> None:
+    table = make_table("human,easy,medium", seed=9, rounds=2)
+    assert table.game_seed == table.match.round_seed(0)
+    assert [bot.seed for bot in table.bots.values()] == [seat_seed(table.game_seed, seat) for seat in (1, 2)]
+    table.play_automatic()
+    while not table.game.is_over():
+        table.play(table.game.legal_moves()[0])
+        table.play_automatic()
+    table.finish_round()
+    table.next_round()
+    assert table.game_seed == table.match.round_seed(1)
+    assert [bot.seed for bot in table.bots.values()] == [seat_seed(table.game_seed, seat) for seat in (1, 2)]
+
+
+def test_records_and_from_records_resume_the_whole_match() -> None:
+    table = make_table("human,greedy", seed=4, rounds=3)
+    rng = random.Random(4)
+    play_to_end(table, rng)
+    table.finish_round()
+    table.next_round()
+    play_until(table, rng, lambda t: t.game.move_count > 10)
+    records = json.loads(json.dumps(table.records()))
+    assert len(records) == 2
+    resumed = Table.from_records(records)
+    assert resumed.finished == records[:1]
+    assert format_position(resumed.game) == format_position(table.game)
+    assert resumed.match.scores == table.match.scores
+    with pytest.raises(RecordError, match="no game"):
+        Table.from_records([])

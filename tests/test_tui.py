@@ -23,6 +23,7 @@ from elferraus.cli.main import build_parser
 from elferraus.errors import IllegalMoveError
 from elferraus.i18n import explain
 from elferraus.moves import DRAW, PASS, Move
+from elferraus.position import format_position
 from elferraus.session import Seat, Table, TableSetup
 from elferraus.tui import load_saved, run_tui
 from elferraus.tui.app import ElferRausApp
@@ -208,8 +209,8 @@ def test_a_whole_game_by_keys() -> None:
         assert winner.splitlines()[0] == ("You won!" if app.table.is_person(game.winner) else f"{name} won.")
         assert result.query_one("#scores", DataTable).row_count == 3
         assert str(result.query_one("#again", Button).label) == "Play again"  # a single game is over
-        assert len(app.finished) == 1
-        assert app.finished[0]["result"] is not None
+        assert len(app.table.finished) == 1
+        assert app.table.finished[0]["result"] is not None
 
     run(app, script)
 
@@ -237,7 +238,7 @@ def test_play_again_deals_a_new_game() -> None:
         assert app.table.setup.seed == 77  # the seed given for the first deal
         assert not app.table.game.is_over()
         assert app.table.match.scores == []
-        assert app.finished == []
+        assert app.table.finished == []
 
     run(app, script)
 
@@ -258,7 +259,7 @@ def test_next_round_of_a_match() -> None:
         assert len(table.match.scores) == 1
         assert table.game.metadata["round"] == 2
         assert "Round 2 of 3" in text_of(app, "#title")
-        assert len(app.finished) == 1
+        assert len(app.table.finished) == 1
         assert log_lines(app) == expected_log(app)  # the log starts anew
 
     run(app, script)
@@ -517,7 +518,7 @@ def test_undo_takes_back_the_last_turn(pace: float, seed: int) -> None:
     async def script(pilot: Pilot[None]) -> None:
         game = app.table.game
         screen = await advance(pilot, app, lambda: fresh_turn(app), "a turn to take back")
-        start, position = game.move_count, game.position()
+        start, position = game.move_count, format_position(game)
         await select_card(pilot, screen.query_one(HandView), first_fitting(app))
         await pilot.press("enter")  # lay a card that fits ...
         assert game.move_count == start + 1
@@ -533,7 +534,7 @@ def test_undo_takes_back_the_last_turn(pace: float, seed: int) -> None:
         await pilot.press("u")
         await my_turn(pilot, app)
         assert game.move_count == start
-        assert game.position() == position
+        assert format_position(game) == position
         assert text_of(app, "#note").startswith("Your last turn is taken back (")
         await pilot.pause()
         assert log_lines(app) == expected_log(app)  # rebuilt from the game
@@ -589,13 +590,13 @@ def test_illegal_actions_are_explained_and_change_nothing() -> None:
         # enter on a card that does not fit
         wrong = next(card for card in hand.cards if card not in hand.fitting)
         expected = why_not(app, Move.lay(wrong))
-        count, position = game.move_count, game.position()
+        count, position = game.move_count, format_position(game)
         await select_card(pilot, hand, wrong)
         await pilot.press("enter")
         await pilot.pause()
         assert str(status(app).content) == expected
         assert status(app).has_class("error")
-        assert (game.move_count, game.position()) == (count, position)
+        assert (game.move_count, format_position(game)) == (count, position)
         assert awaiting(app)
         # lay a card that fits, then try to draw
         await pilot.press("down")  # the next card that fits
@@ -630,7 +631,7 @@ def test_save_quit_and_resume_at_the_same_position(tmp_path: Path) -> None:
         await select_card(pilot, screen.query_one(HandView), first_fitting(app))
         await pilot.press("enter")  # the turn is under way when saving
         assert awaiting(app)
-        saved["position"] = app.table.game.position()
+        saved["position"] = format_position(app.table.game)
         saved["moves"] = app.table.game.record_moves()
         await pilot.press("s")
         await pilot.pause()
@@ -645,15 +646,15 @@ def test_save_quit_and_resume_at_the_same_position(tmp_path: Path) -> None:
     assert not app.is_running
     assert len(path.read_text(encoding="utf-8").splitlines()) == 1
 
-    table, finished = load_saved(str(path))
-    assert finished == []
-    assert table.game.position() == saved["position"]
+    table = load_saved(str(path))
+    assert table.finished == []
+    assert format_position(table.game) == saved["position"]
     resumed = ElferRausApp(choices("human", "medium"), table=table, save_path=str(path))
 
     async def second(pilot: Pilot[None]) -> None:
         screen = await my_turn(pilot, resumed)
         assert resumed.table is table
-        assert table.game.position() == saved["position"]  # the person is still to move
+        assert format_position(table.game) == saved["position"]  # the person is still to move
         assert screen.query_one(HandView).cards == tuple(table.game.hand(0))
         assert table.names == ["You", "Computer 2", "Computer 3"]
         assert [bot.name for bot in table.bots.values()] == ["greedy", "random"]
@@ -664,7 +665,7 @@ def test_save_quit_and_resume_at_the_same_position(tmp_path: Path) -> None:
         await pilot.pause()
 
     run(resumed, second)
-    again, _ = load_saved(str(path))
+    again = load_saved(str(path))
     assert again.game.record_moves()[: len(saved["moves"])] == saved["moves"]
     assert again.game.move_count > len(saved["moves"])
 
@@ -681,8 +682,8 @@ def test_save_and_quit_button(tmp_path: Path) -> None:
 
     run(app, script)
     assert not app.is_running
-    table, _ = load_saved(str(path))
-    assert table.game.position() == app.table.game.position()
+    table = load_saved(str(path))
+    assert format_position(table.game) == format_position(app.table.game)
 
 
 @pytest.mark.parametrize(
@@ -719,8 +720,8 @@ def test_resume_a_finished_round_of_a_match(tmp_path: Path) -> None:
     while not game.is_over():
         game.push(rng.choice(game.legal_moves()) if table.is_person(game.turn) else table.computer_move())
     path.write_text(json.dumps(table.record()) + "\n", encoding="utf-8")
-    resumed, finished = load_saved(str(path))
-    assert len(finished) == 1
+    resumed = load_saved(str(path))
+    assert len(resumed.finished) == 1
     assert resumed.match.scores == [game.penalties()]
     assert resumed.game.metadata["round"] == 2
 

@@ -10,7 +10,7 @@ from collections.abc import Iterator, Mapping
 
 import pytest
 
-from elferraus import Card, Color, Game, Move, Rules, SeatView
+from elferraus import Card, Color, Game, Move, Rules, SeatView, format_position, read_position
 from engine_helpers import expand_position, mask_of, play_random, random_positions
 
 GAMES = list(random_positions(250, seed=77))
@@ -69,7 +69,7 @@ def test_views_hold_no_hidden_card() -> None:
             allowed = table | mask_of(game.hand(seat))
             for source in (view, view.to_dict()):
                 for card in _cards_in(source):
-                    assert allowed >> card.index & 1, f"seat {seat} sees {card}: {game.position()}"
+                    assert allowed >> card.index & 1, f"seat {seat} sees {card}: {format_position(game)}"
 
 
 def test_view_contents() -> None:
@@ -100,7 +100,7 @@ def test_view_contents() -> None:
 
 
 def test_own_draws_shown_other_draws_hidden() -> None:
-    game = Game.from_position(expand_position("R11-11 Y5/G3 G20B1Y20R12* 0 -:0:- RYGB:3:free:end"))
+    game = read_position(expand_position("R11-11 Y5/G3 G20B1Y20R12* 0 -:0:- RYGB:3:free:end"))
     for text in ("draw", "draw", "draw", "pass", "draw"):
         game.push(Move.parse(text))
     assert game.view(0).moves == ("0 draw G20", "0 draw B1", "0 draw Y20", "0 pass", "1 draw")
@@ -113,7 +113,7 @@ def test_own_draws_shown_other_draws_hidden() -> None:
 
 def test_view_moves_follow_undo_and_other_moves() -> None:
     """After pop() and different moves, the public history must show the new moves."""
-    game = Game.from_position(expand_position("R11-11 R10R12Y5/G3 * 0 -:0:- RYGB:3:free:end"))
+    game = read_position(expand_position("R11-11 R10R12Y5/G3 * 0 -:0:- RYGB:3:free:end"))
     game.push(Move.parse("R12"))
     game.push(Move.parse("pass"))
     assert game.view(1).moves == ("0 R12", "0 pass")

@@ -13,6 +13,7 @@ from elferraus.errors import ElferRausError, IllegalMoveError, NotationError, Re
 from elferraus.game import Game
 from elferraus.match import Match
 from elferraus.moves import DRAW, PASS, Move, MoveKind
+from elferraus.position import format_position, read_position
 from elferraus.record import dumps_record, iter_records, read_record, read_records, write_record
 from elferraus.rules import PRESETS, Rules
 from elferraus.view import SeatView
@@ -38,8 +39,10 @@ __all__ = [
     "SeatView",
     "__version__",
     "dumps_record",
+    "format_position",
     "iter_records",
     "parse_cards",
+    "read_position",
     "read_record",
     "read_records",
     "write_record",

@@ -2,8 +2,12 @@
 
 The hot core (hands, table, pile, turn phase, undo) lives in a base class,
 ``elferraus.core.State``: the compiled core or its pure-Python reference, as
-:mod:`elferraus.core` decides. Everything else, text forms, views, records,
-is here.
+:mod:`elferraus.core` decides. The rest of the game's API is here; the formats
+import this module and never the reverse, as ``chess.pgn`` imports ``chess``:
+:mod:`elferraus.position` writes and reads the position string,
+:mod:`elferraus.record` the ``elferraus/1`` records. The game itself uses only
+what sits below it: :mod:`elferraus.view`, :mod:`elferraus.explain` and the
+position writer (for its error messages and ``repr``).
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from elferraus import core
+from elferraus._position_text import format_position
 from elferraus.cards import CARDS, ELEVEN, NUMBERS, Card, Color, format_cards, mask_of
 from elferraus.core import elevens_mask
 from elferraus.deal import shuffled_deal
@@ -42,7 +47,7 @@ class Game(_Core):
     """A game of Elfer raus! in progress: the deal, the moves so far, the table.
 
     Build one with :meth:`deal`, from a deal with ``Game(hands, pile)``, from a
-    position string with :meth:`from_position`, or from a record with
+    position string with :func:`elferraus.read_position`, or from a record with
     :func:`elferraus.read_record`.
 
     >>> game = Game.deal(players=3, seed=1)
@@ -283,7 +288,7 @@ class Game(_Core):
             )
         reason, details, message = explain_illegal(self, move)
         return IllegalMoveError(
-            f"illegal move {move} for seat {self.turn}: {message} (position: {self.position()})",
+            f"illegal move {move} for seat {self.turn}: {message} (position: {format_position(self)})",
             reason=reason,
             details=details,
             explanation=message,
@@ -304,57 +309,31 @@ class Game(_Core):
             other._base_laid = tuple(card.index for card in self.laid_this_turn())
         return other
 
-    # -- text forms --------------------------------------------------------
-
-    def position(self) -> str:
-        """The position on one line (see :mod:`elferraus.position`)."""
-        from elferraus.position import format_position
-
-        return format_position(self)
-
     @classmethod
-    def from_position(cls, text: str) -> Game:
-        """The game at the position written by :meth:`position`.
+    def _from_parts(
+        cls,
+        rules: Rules,
+        hands: Sequence[Iterable[Card]],
+        pile: Sequence[Card],
+        *,
+        turn: int,
+        laid: Sequence[Card],
+        draws: int,
+        last_drawn: Card | None,
+        fit: int,
+    ) -> Game:
+        """The game at a point of a turn, from parts already checked to fit together.
 
-        Such a game has no history: it cannot take back earlier moves or be
-        written as a record.
-
-        Raises:
-            NotationError: the text is not a valid position.
+        Only the position reader calls this, after checking; ``fit`` is the
+        mask of the cards that fit the table. The game has no history.
         """
-        from elferraus.position import parse_position
-
-        data = parse_position(text)
         game = cls.__new__(cls)
-        pile = tuple(card.index for card in data.pile)
-        game._start(data.rules, [mask_of(hand) for hand in data.hands], pile, keep_deal=False)
+        game._start(rules, [mask_of(hand) for hand in hands], tuple(card.index for card in pile), keep_deal=False)
         game.metadata = {}
-        game._base_laid = tuple(card.index for card in data.laid)
-        last = data.last_drawn.index if data.last_drawn is not None else -1
-        game._load_position(data.turn, len(data.laid), data.draws, last, data.fit)
+        game._base_laid = tuple(card.index for card in laid)
+        last = last_drawn.index if last_drawn is not None else -1
+        game._load_position(turn, len(laid), draws, last, fit)
         return game
-
-    def to_record(self) -> dict[str, Any]:
-        """The game as an ``elferraus/1`` record (a JSON-ready dict).
-
-        Raises:
-            ValueError: the game did not start from a deal (made from a
-                position or copied without history).
-        """
-        from elferraus.record import write_record
-
-        return write_record(self)
-
-    @classmethod
-    def from_record(cls, data: object) -> Game:
-        """Check an ``elferraus/1`` record (a dict) and replay it.
-
-        Raises:
-            RecordError: what is wrong, naming the move number.
-        """
-        from elferraus.record import read_record
-
-        return read_record(data)
 
     @property
     def dealt(self) -> tuple[list[list[Card]], list[Card]] | None:
@@ -365,7 +344,7 @@ class Game(_Core):
         return [cards_of(hand) for hand in hands], [CARDS[i] for i in pile]
 
     def __repr__(self) -> str:
-        return f"Game.from_position({self.position()!r})"
+        return f"read_position({format_position(self)!r})"
 
     def __str__(self) -> str:
         lines = [f"{color.value}: {low}-{high}" for color, (low, high) in self.rows().items()]

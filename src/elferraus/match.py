@@ -57,9 +57,13 @@ class Match:
         """
         if self.is_over():
             raise ValueError("the match is over")
-        game = Game.deal(self.players, derive_seed(self.seed, len(self.scores)), self.rules)
+        game = Game.deal(self.players, self.round_seed(len(self.scores)), self.rules)
         game.metadata["round"] = len(self.scores) + 1
         return game
+
+    def round_seed(self, index: int) -> int:
+        """The seed that deals round ``index`` (counted from 0)."""
+        return derive_seed(self.seed, index)
 
     def finish_round(self, game: Game) -> list[int]:
         """Score a finished round and return its penalty points.

@@ -3,10 +3,13 @@
 A file of games is JSON Lines. Reading checks everything: the deal against
 the rules, every move against the position it is made in, and the result.
 
->>> from elferraus import Game
+The game knows nothing of this module: :func:`write_record` writes a game,
+:func:`read_record` replays one.
+
+>>> from elferraus import Game, format_position
 >>> game = Game.deal(players=2, seed=5)
 >>> game.push(game.legal_moves()[0])
->>> read_record(game.to_record()).position() == game.position()
+>>> format_position(read_record(write_record(game))) == format_position(game)
 True
 """
 

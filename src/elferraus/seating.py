@@ -1,8 +1,67 @@
-"""Who plays which seat, from a command line's ``--bots``: one name for all, or a comma-separated list."""
+"""Who plays which seat: the seats of a table, their names, and a command line's ``--bots``."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from elferraus.bots import BOTS
+from elferraus.i18n import Lang, tr
+from elferraus.rules import PRESETS
+
+PERSON = "human"
+"""The level that marks a seat played by a person (in a record's ``bots``, and on the new-game screen)."""
+
+
+@dataclass(frozen=True)
+class Seat:
+    """One place at the table: a name, and the computer level (None for a person)."""
+
+    name: str
+    level: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.level is not None and self.level not in BOTS:
+            raise ValueError(f"unknown computer player {self.level!r}; choose one of {', '.join(BOTS)}")
+        if not self.name.strip():
+            raise ValueError("a seat needs a name")
+
+
+@dataclass(frozen=True)
+class TableSetup:
+    """Everything chosen before the first deal.
+
+    ``rounds`` = 1 is a single game; a match ends after ``rounds`` rounds, or
+    once somebody's penalty total reaches ``target`` if that is set.
+    """
+
+    seats: tuple[Seat, ...]
+    rules: str = "classic"
+    rounds: int = 1
+    target: int | None = None
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if not 2 <= len(self.seats) <= 6:
+            raise ValueError(f"a table has 2-6 seats, not {len(self.seats)}")
+        if self.rules not in PRESETS:
+            raise ValueError(f"unknown rules preset {self.rules!r}; choose one of {', '.join(PRESETS)}")
+        if self.rounds < 1:
+            raise ValueError(f"rounds must be at least 1, not {self.rounds}")
+
+
+def seat_name(seat: int, levels: list[str], lang: Lang, players: int | None = None) -> str:
+    """The default name of ``seat``: "You" for a lone person, else "Player N" or "Computer N" (N = seat + 1).
+
+    ``levels`` holds each seat's level, :data:`PERSON` for a person; only the
+    first ``players`` seats (all, by default) take part.
+
+    >>> [seat_name(seat, ["human", "greedy", "medium"], "en") for seat in range(3)]
+    ['You', 'Computer 2', 'Computer 3']
+    """
+    if levels[seat] != PERSON:
+        return tr("name_computer", lang, n=seat + 1)
+    people = [s for s, level in enumerate(levels[:players]) if level == PERSON]
+    return tr("seat_you", lang) if people == [seat] else tr("name_player", lang, n=seat + 1)
 
 
 def seat_specs(text: str, players: int, *, commands: bool) -> list[str] | str:

@@ -1,74 +1,63 @@
-"""A table of people and computer players playing a match together.
+"""The turn driver: a table of people and computer players playing a match.
 
-This is the model a front end drives: who sits where, the match and its
-current game, the computer players (each fed only its seat's view), taking
-back a person's turn, asking the ``expert`` for a hint, and saving a game to
-an ``elferraus/1`` record that can be resumed later.
+Every front end (the terminal game, the plain prompt, the web rooms) drives a
+:class:`Table` and makes no move itself. The table takes a person's move,
+makes the moves nobody has to think about (see :meth:`Table.automatic_move`),
+seeds every computer player by one rule (:func:`elferraus.bots.seat_seed`),
+takes back turns, gives hints, and saves and resumes a match as ``elferraus/1``
+records.
+
+A front end's loop is only about time: when a person is to choose
+(:meth:`Table.waiting_for`), it asks him; otherwise it lets the table think
+(:meth:`Table.automatic_move`, which may take a while for a search player) and
+makes that move (:meth:`Table.play`) at its own pace.
 
 >>> table = Table(TableSetup(seats=(Seat("Anna"), Seat("Computer", "greedy")), seed=3))
->>> game = table.game
->>> while not game.is_over():
-...     seat = game.turn
-...     game.push(table.computer_move() if not table.is_person(seat) else game.legal_moves()[0])
->>> table.finish_round()[game.winner]
+>>> while not table.game.is_over():
+...     made = table.play_automatic()
+...     if table.waiting_for() is not None:
+...         table.play(table.game.legal_moves()[0], seat=0)
+>>> table.finish_round()[table.game.winner]
 0
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from elferraus.bots import BOTS, Advice, Bot, ExpertBot, make_bot
-from elferraus.deal import derive_seed
+from elferraus.bots import Advice, Bot, ExpertBot, hint_seed, make_bot, seat_seed
 from elferraus.errors import RecordError
 from elferraus.game import Game
 from elferraus.match import Match
 from elferraus.moves import Move
-from elferraus.record import read_record, write_record
-from elferraus.rules import PRESETS, Rules
+from elferraus.record import write_record
+from elferraus.rules import Rules
+from elferraus.saving import setup_of_record
+from elferraus.seating import Seat, TableSetup
 
-PERSON_LEVELS = ("human",)
-"""How a record's ``bots`` list marks a seat played by a person (``null`` also does)."""
+STAND_IN = "medium"
+"""The computer that plays for a person who is away (see :meth:`Table.stand_in`)."""
 
 
-@dataclass(frozen=True)
-class Seat:
-    """One place at the table: a name, and the computer level (None for a person)."""
-
-    name: str
-    level: str | None = None
-
-    def __post_init__(self) -> None:
-        if self.level is not None and self.level not in BOTS:
-            raise ValueError(f"unknown computer player {self.level!r}; choose one of {', '.join(BOTS)}")
-        if not self.name.strip():
-            raise ValueError("a seat needs a name")
+class TurnError(ValueError):
+    """A move offered by a seat that is not to move, or after the game is over."""
 
 
 @dataclass(frozen=True)
-class TableSetup:
-    """Everything chosen before the first deal.
+class Preview:
+    """What a move would do, worked out before it is made (so a server can store it first)."""
 
-    ``rounds`` = 1 is a single game; a match ends after ``rounds`` rounds, or
-    once somebody's penalty total reaches ``target`` if that is set.
-    """
-
-    seats: tuple[Seat, ...]
-    rules: str = "classic"
-    rounds: int = 1
-    target: int | None = None
-    seed: int = 0
-
-    def __post_init__(self) -> None:
-        if not 2 <= len(self.seats) <= 6:
-            raise ValueError(f"a table has 2-6 seats, not {len(self.seats)}")
-        if self.rules not in PRESETS:
-            raise ValueError(f"unknown rules preset {self.rules!r}; choose one of {', '.join(PRESETS)}")
-        if self.rounds < 1:
-            raise ValueError(f"rounds must be at least 1, not {self.rounds}")
+    number: int
+    """The move's index in the game."""
+    text: str
+    """The move as the record writes it (``"2 R12"``, ``"0 draw Y5"``)."""
+    result: dict[str, Any] | None
+    """The game's result if the move ends it: ``winner`` and ``penalties``."""
+    match_over: bool
+    """The move ends the last round of the match."""
 
 
 @dataclass
@@ -77,17 +66,22 @@ class Table:
 
     Args:
         setup: the seats, rules and match length.
-        match: a match already under way (when resuming), else a new one.
-        game: the game of the current round (when resuming), else dealt now.
     """
 
     setup: TableSetup
     match: Match = field(init=False)
     game: Game = field(init=False)
     bots: dict[int, Bot] = field(init=False)
+    """The computer playing each seat now: the computers' seats, and the stand-ins of people away."""
+    finished: list[dict[str, Any]] = field(init=False)
+    """The records of the match's rounds played to the end, oldest first."""
+    away: set[int] = field(init=False)
+    """People's seats a stand-in computer plays for now."""
     _resume: tuple[Match, Game] | None = None
 
     def __post_init__(self) -> None:
+        self.finished = []
+        self.away = set()
         if self._resume is not None:
             self.match, self.game = self._resume
             self._resume = None
@@ -97,12 +91,8 @@ class Table:
                 len(self.setup.seats), rules, rounds=self.setup.rounds, target=self.setup.target, seed=self.setup.seed
             )
             self.game = self._deal()
-        self.bots = {
-            seat: make_bot(spec.level, derive_seed(self.setup.seed, 1000 + seat))
-            for seat, spec in enumerate(self.setup.seats)
-            if spec.level is not None
-        }
-        self._start_bots()
+        self._game_seed = self.match.round_seed(len(self.match.scores))
+        self._seat_computers()
 
     # -- who is who -----------------------------------------------------------
 
@@ -121,26 +111,165 @@ class Table:
         """The seats played by people."""
         return tuple(seat for seat, spec in enumerate(self.setup.seats) if spec.level is None)
 
+    @property
+    def game_seed(self) -> int:
+        """The seed the current game was dealt from (the computers are seeded from it)."""
+        return self._game_seed
+
     def is_person(self, seat: int) -> bool:
-        """True if a person plays ``seat``."""
+        """True if a person plays ``seat`` (also while a stand-in plays for him)."""
         return self.setup.seats[seat].level is None
 
     def person_to_move(self) -> bool:
         """True if the game is on and a person is to move."""
         return not self.game.is_over() and self.is_person(self.game.turn)
 
-    # -- computer players -----------------------------------------------------
+    # -- the turn -------------------------------------------------------------
+
+    def waiting_for(self) -> int | None:
+        """The seat of the person whose choice the table waits for, or None.
+
+        None when the game is over or when the table can go on by itself (a
+        computer is to move, or the person to move has one legal move only).
+        """
+        if self.game.is_over():
+            return None
+        seat = self.game.turn
+        if seat in self.bots or len(self.game.legal_moves()) == 1:
+            return None
+        return seat
+
+    def made_for_person(self) -> Move | None:
+        """The move made for the person to move, if he has no choice: his only legal move.
+
+        The one rule of every front end (``docs/rules.md``): when a person has
+        exactly one legal move (lay the 11 he must open with, draw when nothing
+        fits, end the turn when nothing else is left), it is made for him.
+        """
+        if self.game.is_over() or self.game.turn in self.bots:
+            return None
+        legal = self.game.legal_moves()
+        return legal[0] if len(legal) == 1 else None
+
+    def automatic_move(self) -> Move | None:
+        """The move the table makes now without a person's choice (not made yet), or None.
+
+        A computer's choice from its own view (which may take a search player
+        a while: call it from a worker thread), or a person's only legal move
+        (:meth:`made_for_person`). None when a person must choose or the game
+        is over.
+        """
+        if self.game.is_over():
+            return None
+        seat = self.game.turn
+        bot = self.bots.get(seat)
+        if bot is not None:
+            return bot.choose(self.game.view(seat))
+        return self.made_for_person()
 
     def computer_move(self) -> Move:
         """The move the computer player to move chooses from its own view (not made yet).
 
         Raises:
-            ValueError: a person is to move, or the game is over.
+            TurnError: a person is to move, or the game is over.
         """
-        seat = self.game.turn
-        if self.game.is_over() or self.is_person(seat):
-            raise ValueError("no computer player is to move")
-        return self.bots[seat].choose(self.game.view(seat))
+        if self.game.is_over() or self.game.turn not in self.bots:
+            raise TurnError("no computer player is to move")
+        return self.bots[self.game.turn].choose(self.game.view(self.game.turn))
+
+    def play(self, move: Move, seat: int | None = None) -> None:
+        """Make ``move`` for the seat to move (``seat``, if given, must be that seat).
+
+        Raises:
+            TurnError: the game is over, or ``seat`` is not to move.
+            IllegalMoveError: the rules do not allow the move now (with its reason).
+        """
+        if self.game.is_over():
+            raise TurnError("the game is over")
+        if seat is not None and seat != self.game.turn:
+            raise TurnError(f"seat {seat} is not to move; seat {self.game.turn} is")
+        self.game.push(move)
+
+    def preview(self, move: Move, seat: int | None = None) -> Preview:
+        """What :meth:`play` would do with ``move``, without doing it.
+
+        Raises:
+            TurnError, IllegalMoveError: as :meth:`play` would.
+        """
+        if self.game.is_over():
+            raise TurnError("the game is over")
+        if seat is not None and seat != self.game.turn:
+            raise TurnError(f"seat {seat} is not to move; seat {self.game.turn} is")
+        trial = self.game.copy()
+        trial.push(move)
+        number = trial.move_count - 1
+        if not trial.is_over():
+            return Preview(number, trial.record_moves()[number], None, match_over=False)
+        match = copy.deepcopy(self.match)
+        match.finish_round(trial)
+        result = {"winner": trial.winner, "penalties": trial.penalties()}
+        return Preview(number, trial.record_moves()[number], result, match_over=match.is_over())
+
+    def play_automatic(self, on_move: Callable[[int, Move], None] | None = None) -> int:
+        """Make every automatic move until a person must choose or the game is over; returns how many.
+
+        ``on_move(seat, move)`` is called after each (to show it).
+        """
+        made = 0
+        while (move := self.automatic_move()) is not None:
+            seat = self.game.turn
+            self.play(move)
+            made += 1
+            if on_move is not None:
+                on_move(seat, move)
+        return made
+
+    def last_made_for(self, seat: int) -> Move | None:
+        """The move made for ``seat`` by the rule of :meth:`made_for_person` that ended its latest turn.
+
+        None if ``seat`` chose its latest move itself, has not moved yet, or is
+        choosing now (a front end shows the note until the person has a choice again).
+        """
+        if self.waiting_for() == seat or not self.is_person(seat):
+            return None
+        history = self.game.history()
+        for index in range(len(history) - 1, -1, -1):
+            if history[index][0] == seat:
+                probe = self.game.copy()
+                while probe.move_count > index:
+                    probe.pop()
+                legal = probe.legal_moves()
+                return legal[0] if len(legal) == 1 else None
+        return None
+
+    # -- computer players -----------------------------------------------------
+
+    def _seat_computers(self) -> None:
+        """A fresh computer for every computer seat and every person away, seeded by the one rule."""
+        self.bots = {}
+        for seat, spec in enumerate(self.setup.seats):
+            level = spec.level if spec.level is not None else STAND_IN if seat in self.away else None
+            if level is not None:
+                self.bots[seat] = self._computer(level, seat)
+
+    def _computer(self, level: str, seat: int) -> Bot:
+        bot = make_bot(level, seat_seed(self._game_seed, seat))
+        bot.start_game(seat, self.players, self.game.rules)
+        return bot
+
+    def stand_in(self, seat: int) -> None:
+        """A computer (``STAND_IN``) plays for the person at ``seat`` until :meth:`come_back`."""
+        if not self.is_person(seat):
+            raise ValueError(f"seat {seat} is a computer's")
+        if seat not in self.away:
+            self.away.add(seat)
+            self.bots[seat] = self._computer(STAND_IN, seat)
+
+    def come_back(self, seat: int) -> None:
+        """The person at ``seat`` plays again himself."""
+        self.away.discard(seat)
+        if self.is_person(seat):
+            self.bots.pop(seat, None)
 
     def hint(self, seed: int | None = None) -> Advice:
         """What the ``expert`` would do in the place of the person to move, and why.
@@ -148,13 +277,9 @@ class Table:
         It sees that person's view only, like every computer player.
         """
         seat = self.game.turn
-        bot = ExpertBot(seed if seed is not None else derive_seed(self.setup.seed, 5000 + self.game.move_count))
+        bot = ExpertBot(seed if seed is not None else hint_seed(self._game_seed, self.game.move_count))
         bot.start_game(seat, self.players, self.game.rules)
         return bot.advise(self.game.view(seat))
-
-    def _start_bots(self) -> None:
-        for seat, bot in self.bots.items():
-            bot.start_game(seat, self.players, self.game.rules)
 
     # -- taking back ----------------------------------------------------------
 
@@ -168,7 +293,7 @@ class Table:
         choice (the opening 11, draws when nothing fits, an ending that was the
         only move) are skipped: taking back only those would replay them at once.
         """
-        if self.people != (seat,) or self.game.is_over():
+        if self.people != (seat,) or self.game.is_over() or seat in self.away:
             return None
         history = self.game.history()
         choices = self._choice_counts()
@@ -195,6 +320,9 @@ class Table:
     def undo(self, seat: int) -> int:
         """Take back ``seat``'s last turn (see :meth:`undo_target`); returns the number of moves taken back.
 
+        The computers start afresh, seeded as at the deal: they keep no memory
+        of the moves taken back.
+
         Raises:
             ValueError: there is nothing ``seat`` may take back.
         """
@@ -205,13 +333,14 @@ class Table:
         while self.game.move_count > target:
             self.game.pop()
             taken += 1
-        self._start_bots()  # their memory of the game is newer than the game now
+        self._seat_computers()
         return taken
 
     # -- rounds ---------------------------------------------------------------
 
     def finish_round(self) -> list[int]:
-        """Score the finished game in the match; returns its penalty points."""
+        """Score the finished game in the match; returns its penalty points. Its record joins :attr:`finished`."""
+        self.finished.append(self.record())
         return self.match.finish_round(self.game)
 
     def next_round(self) -> Game:
@@ -221,7 +350,8 @@ class Table:
             ValueError: the match is over.
         """
         self.game = self._deal()
-        self._start_bots()
+        self._game_seed = self.match.round_seed(len(self.match.scores))
+        self._seat_computers()
         return self.game
 
     def _deal(self) -> Game:
@@ -229,16 +359,13 @@ class Table:
         game = self.match.new_round()
         game.metadata["names"] = self.names
         game.metadata["bots"] = [spec.level if spec.level is not None else "human" for spec in self.setup.seats]
-        game.metadata["match"] = self._match_metadata(scores)
-        return game
-
-    def _match_metadata(self, scores: list[list[int]]) -> dict[str, Any]:
-        return {
+        game.metadata["match"] = {
             "seed": self.setup.seed,
             "rounds": self.setup.rounds,
             "target": self.setup.target,
             "scores": [list(round_scores) for round_scores in scores],
         }
+        return game
 
     @classmethod
     def resume(cls, setup: TableSetup, match: Match, game: Game) -> Table:
@@ -255,6 +382,11 @@ class Table:
         penalty points of the rounds before this one)."""
         return copy.deepcopy(write_record(self.game))  # a snapshot: later play must not change it
 
+    def records(self) -> list[dict[str, Any]]:
+        """The match so far, as a save file holds it: every finished round, then the current game if it is on."""
+        current = [] if self.game.is_over() else [self.record()]
+        return [copy.deepcopy(record) for record in self.finished] + current
+
     @classmethod
     def from_record(cls, data: object) -> Table:
         """Resume the table of a saved record: its game, or the match's next round if that game is over.
@@ -265,23 +397,7 @@ class Table:
         Raises:
             RecordError: the record is broken, or its extra keys are.
         """
-        game = read_record(data)
-        metadata = game.metadata
-        seats = tuple(
-            Seat(name, level)
-            for name, level in zip(_names(metadata, game.players), _levels(metadata, game.players), strict=True)
-        )
-        info = metadata.get("match")
-        if info is None:
-            info = {"seed": metadata.get("seed", 0), "rounds": 1, "target": None, "scores": []}
-        try:
-            seed, rounds, target, scores = _match_fields(info, game.players)
-            preset = game.rules.preset_name
-            setup = TableSetup(seats, preset if preset is not None else "classic", rounds, target, seed)
-            scores = [list(row) for row in scores]  # the match's own list, not the record's
-            match = Match(game.players, game.rules, rounds=rounds, target=target, seed=seed, scores=scores)
-        except (TypeError, ValueError, KeyError) as error:
-            raise RecordError(f"the record's match information is broken: {error}") from None
+        setup, match, game = setup_of_record(data)
         if match.is_over():
             raise RecordError("the record's match is already over: there is nothing to resume")
         table = cls.resume(setup, match, game)
@@ -292,42 +408,31 @@ class Table:
             table.next_round()
         return table
 
+    @classmethod
+    def from_records(cls, records: Sequence[dict[str, Any]]) -> Table:
+        """Resume the match of a save file: its last record, with the earlier rounds of the same match.
 
-def _names(metadata: Mapping[str, Any], players: int) -> list[str]:
-    names = metadata.get("names")
-    if names is None:
-        return [f"Player {seat + 1}" for seat in range(players)]
-    if not isinstance(names, list) or len(names) != players or not all(isinstance(n, str) and n for n in names):
-        raise RecordError(f"'names' must be a list of {players} non-empty names, not {names!r}")
-    return names
+        The earlier records of the same match (the same match seed) become
+        :attr:`finished`, so that saving again writes the whole match.
+
+        Raises:
+            RecordError: there is no record, or the last one cannot be resumed (the message names its line).
+        """
+        if not records:
+            raise RecordError("there is no game in it")
+        last = records[-1]
+        try:
+            table = cls.from_record(last)
+        except RecordError as error:
+            raise RecordError(f"line {len(records)}: {error}") from None
+        match = last.get("match")
+        earlier = (
+            [record for record in records[:-1] if record.get("match", {}).get("seed") == match.get("seed")]
+            if isinstance(match, dict)
+            else []
+        )
+        table.finished[:0] = [copy.deepcopy(record) for record in earlier]
+        return table
 
 
-def _levels(metadata: Mapping[str, Any], players: int) -> list[str | None]:
-    levels = metadata.get("bots")
-    if levels is None:
-        return [None] + ["medium"] * (players - 1)
-    if not isinstance(levels, list) or len(levels) != players:
-        raise RecordError(f"'bots' must be a list of {players} levels, not {levels!r}")
-    result: list[str | None] = []
-    for seat, level in enumerate(levels):
-        if level is None or level in PERSON_LEVELS:
-            result.append(None)
-        elif isinstance(level, str) and level in BOTS:
-            result.append(level)
-        else:
-            raise RecordError(f"'bots' seat {seat}: unknown level {level!r}; use 'human' or one of {', '.join(BOTS)}")
-    return result
-
-
-def _match_fields(info: object, players: int) -> tuple[int, int, int | None, list[list[int]]]:
-    if not isinstance(info, dict):
-        raise TypeError(f"'match' must be an object, not {info!r}")
-    seed, rounds, target, scores = info["seed"], info["rounds"], info.get("target"), info["scores"]
-    if not isinstance(seed, int) or not isinstance(rounds, int) or not (target is None or isinstance(target, int)):
-        raise TypeError("'seed' and 'rounds' must be integers, 'target' an integer or null")
-    if not isinstance(scores, list) or not all(
-        isinstance(row, list) and len(row) == players and all(isinstance(n, int) and n >= 0 for n in row)
-        for row in scores
-    ):
-        raise TypeError(f"'scores' must be a list of rounds of {players} penalty counts")
-    return seed, rounds, target, scores
+__all__ = ["STAND_IN", "Preview", "Seat", "Table", "TableSetup", "TurnError"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from elferraus.bots import Bot, make_bot
+from elferraus.bots import Bot, make_bot, seat_seed
 from elferraus.deal import derive_seed
 from elferraus.game import Game
 from elferraus.rules import Rules
@@ -25,10 +25,13 @@ def play_out(game: Game, bots: Sequence[Bot]) -> Game:
 
 
 def simulate_game(players: int, seed: int, bot_names: Sequence[str], rules: Rules, index: int = 0) -> Game:
-    """Deal game ``index`` of a run seeded ``seed`` and play it out with the named bots."""
+    """Deal game ``index`` of a run seeded ``seed`` and play it out with the named bots.
+
+    The bots are seeded by the rule of every table (:func:`elferraus.bots.seat_seed`).
+    """
     game_seed = derive_seed(seed, index)
     game = Game.deal(players, game_seed, rules)
-    bots = [make_bot(name, derive_seed(game_seed, seat + 1)) for seat, name in enumerate(bot_names)]
+    bots = [make_bot(name, seat_seed(game_seed, seat)) for seat, name in enumerate(bot_names)]
     play_out(game, bots)
     game.metadata.update({"seed": game_seed, "bots": list(bot_names), "game": index + 1})
     return game

@@ -3,8 +3,9 @@
 Every deal is played once per seat rotation: in rotation ``r`` seat ``s``
 is taken by the player of slot ``(s + r) % players``, so each player holds
 each hand of the deal once. A game's randomness comes only from the arena
-seed: deal ``d`` uses ``derive_seed(seed, d)``, the player in slot ``k``
-of rotation ``r`` is seeded ``derive_seed(deal_seed, r, k)``.
+seed: deal ``d`` uses ``derive_seed(seed, d)``, and the player at seat ``s``
+is seeded ``seat_seed(deal_seed, s)``, the rule of every table
+(:func:`elferraus.bots.seat_seed`).
 """
 
 from __future__ import annotations
@@ -18,8 +19,10 @@ from typing import Any
 
 from elferraus.arena.players import ForfeitError, Player, make_player
 from elferraus.arena.stats import KindStats, Ratings, rank_of_result
+from elferraus.bots import seat_seed
 from elferraus.deal import derive_seed
 from elferraus.game import Game
+from elferraus.record import write_record
 from elferraus.rules import Rules
 
 
@@ -90,7 +93,7 @@ def play_game(config: ArenaConfig, deal: int, rotation: int) -> GameResult:
     seat = 0
     try:
         for seat, player in enumerate(seats):
-            player.start_game(seat, players, config.rules, derive_seed(deal_seed, rotation, slots[seat]))
+            player.start_game(seat, players, config.rules, seat_seed(deal_seed, seat))
         while not game.is_over():
             seat = game.turn
             view = game.view(seat)
@@ -108,7 +111,7 @@ def play_game(config: ArenaConfig, deal: int, rotation: int) -> GameResult:
         game.metadata.update({"bots": specs, "deal": deal + 1, "rotation": rotation, "seed": deal_seed})
         if forfeit is not None:
             game.metadata["forfeit"] = {"seat": forfeit[0], "reason": forfeit[1]}
-        record = game.to_record()
+        record = write_record(game)
     return GameResult(
         deal=deal,
         rotation=rotation,

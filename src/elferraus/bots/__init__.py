@@ -14,6 +14,7 @@ from elferraus.bots.baseline import GreedyBot, RandomBot
 from elferraus.bots.easy import EasyBot
 from elferraus.bots.medium import MediumBot
 from elferraus.bots.search import Advice, ExpertBot, HardBot
+from elferraus.deal import derive_seed
 
 BOTS: dict[str, Callable[[int], Bot]] = {
     "random": RandomBot,
@@ -39,6 +40,25 @@ def make_bot(name: str, seed: int = 0) -> Bot:
     return factory(seed)
 
 
+def seat_seed(game_seed: int, seat: int) -> int:
+    """The seed of the computer player at ``seat`` in a game dealt from ``game_seed``.
+
+    The one rule for every table (the terminal game, the plain prompt, the web
+    rooms, ``simulate`` and the arena): a computer is seeded from the game's
+    deal seed and its seat, so the same deal with the same people's moves is
+    the same game everywhere.
+
+    >>> seat_seed(7, 0) == seat_seed(7, 0) != seat_seed(7, 1)
+    True
+    """
+    return derive_seed(game_seed, seat + 1)
+
+
+def hint_seed(game_seed: int, move_count: int) -> int:
+    """The seed of the ``expert`` that gives a hint after ``move_count`` moves of a game dealt from ``game_seed``."""
+    return derive_seed(game_seed, 0, move_count)
+
+
 __all__ = [
     "BOTS",
     "Advice",
@@ -49,5 +69,7 @@ __all__ = [
     "HardBot",
     "MediumBot",
     "RandomBot",
+    "hint_seed",
     "make_bot",
+    "seat_seed",
 ]

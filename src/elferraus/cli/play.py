@@ -10,16 +10,12 @@ from collections.abc import Callable
 
 from rich.console import Console
 
-from elferraus.bots import Bot, make_bot
-from elferraus.cli.files import FileOpenError, open_text
-from elferraus.errors import IllegalMoveError, NotationError
-from elferraus.game import Game
+from elferraus.errors import IllegalMoveError, NotationError, RecordError
 from elferraus.i18n import Lang, detect_language, explain, tr
-from elferraus.match import Match
 from elferraus.moves import DRAW, PASS, Move
-from elferraus.record import dumps_record
-from elferraus.rules import Rules
-from elferraus.seating import computer_levels
+from elferraus.saving import read_save_file, write_save_file
+from elferraus.seating import PERSON, computer_levels, seat_name
+from elferraus.session import Seat, Table, TableSetup
 from elferraus.view import SeatView
 from elferraus.words import describe_move, hand_text, row_lines, status_line
 
@@ -52,32 +48,40 @@ def parse_input(text: str) -> Move | str:
 
 
 class PromptGame:
-    """One human (seat 0) against computers, one line of input per action."""
+    """One person (seat 0) against computers at a :class:`~elferraus.session.Table`, one line of input per action.
+
+    The table makes every move; the prompt only asks and tells.
+    """
 
     def __init__(
         self,
-        names: list[str],
-        bots: dict[int, Bot],
+        table: Table,
         lang: Lang,
         *,
         delay: float = 0.0,
         read: Callable[[str], str] | None = None,
         console: Console | None = None,
+        save: Callable[[], None] | None = None,
     ) -> None:
-        self.names = names
-        self.bots = bots
+        self.table = table
         self.lang = lang
         self.delay = delay
         self.read = read or input
         self.console = console or Console(highlight=False)
+        self.save = save
+
+    @property
+    def names(self) -> list[str]:
+        """Every seat's name."""
+        return self.table.names
 
     def say(self, text: str) -> None:
         """Print one line."""
         self.console.print(text, markup=False, soft_wrap=True)
 
-    def show_table(self, game: Game, view: SeatView) -> None:
+    def show_table(self, view: SeatView) -> None:
         """Rows, opponents, pile, own hand and what may be done."""
-        lang = self.lang
+        lang, game = self.lang, self.table.game
         self.console.print()
         for seat in range(1, game.players):
             self.say(f"  {self.names[seat]}: {view.hand_counts[seat]} {tr('cards', lang)}")
@@ -89,15 +93,11 @@ class PromptGame:
         self.console.print(f"  {tr('your_hand', lang)}: {hand}", markup=self.console.is_terminal, soft_wrap=True)
         self.say(f"  {status_line(view, lang)}")
 
-    def human_move(self, game: Game) -> None:
-        """Ask until the player gives a legal move, then make it."""
-        view = game.view(HUMAN)
-        if view.legal == (PASS,) and (view.laid or view.draws or view.pile == 0):
-            self.show_table(game, view)
-            self.say(tr("auto_pass", self.lang))
-            game.push(PASS)
-            return
-        self.show_table(game, view)
+    def human_move(self) -> None:
+        """Ask until the player gives a legal move, and have the table make it."""
+        table = self.table
+        view = table.game.view(HUMAN)
+        self.show_table(view)
         while True:
             try:
                 text = self.read(tr("prompt", self.lang))
@@ -117,11 +117,11 @@ class PromptGame:
                     raise PlayerQuitError
             elif isinstance(choice, Move):
                 try:
-                    game.push(choice)
+                    table.play(choice, seat=HUMAN)
                 except IllegalMoveError as error:
                     self.say(explain(error.reason, error.details, self.lang))
                     continue
-                self.report(game, HUMAN)
+                self.report(HUMAN)
                 return
 
     def confirm_quit(self) -> bool:
@@ -140,27 +140,33 @@ class PromptGame:
             return tr("move_pass", self.lang)
         return str(move)
 
-    def report(self, game: Game, seat: int) -> None:
-        """Say what ``seat`` just did, as the human may see it."""
-        text = game.public_moves(HUMAN)[-1]
+    def report(self, seat: int) -> None:
+        """Say what ``seat`` just did, as the person may see it."""
+        text = self.table.game.public_moves(HUMAN)[-1]
         self.say(describe_move(self.names[seat], text, self.lang, you=seat == HUMAN))
 
-    def play(self, game: Game) -> None:
-        """Play ``game`` to its end."""
-        for seat, bot in self.bots.items():
-            bot.start_game(seat, game.players, game.rules)
-        while not game.is_over():
-            seat = game.turn
-            if seat == HUMAN:
-                self.human_move(game)
+    def play(self) -> None:
+        """Play the table's game to its end."""
+        table = self.table
+        while not table.game.is_over():
+            if table.waiting_for() == HUMAN:
+                self.human_move()
                 continue
-            game.push(self.bots[seat].choose(game.view(seat)))
-            self.report(game, seat)
-            if self.delay:
+            seat = table.game.turn
+            forced = table.made_for_person()
+            if forced is not None:
+                self.show_table(table.game.view(HUMAN))
+                self.say(made_for_words(forced, table.game.move_count == 0, self.lang))
+            move = table.automatic_move()
+            assert move is not None  # nobody is asked, so the table moves by itself
+            table.play(move)
+            self.report(seat)
+            if self.delay and forced is None:
                 time.sleep(self.delay)
 
-    def show_result(self, game: Game, match: Match) -> None:
+    def show_result(self) -> None:
         """The winner, everybody's penalty points and the match table."""
+        game, match = self.table.game, self.table.match
         winner = game.winner
         assert winner is not None
         self.say(
@@ -175,6 +181,34 @@ class PromptGame:
             for seat, total in enumerate(match.totals):
                 self.say(f"  {self.names[seat]:>22}: {total:4d}")
 
+    def play_match(self) -> None:
+        """Play game after game until the match is over (saving after each, if asked)."""
+        table = self.table
+        while True:
+            if table.setup.rounds > 1:
+                self.say(tr("round_start", self.lang, round=len(table.match.scores) + 1))
+            try:
+                self.play()
+            finally:
+                if self.save is not None:
+                    self.save()
+            table.finish_round()
+            if self.save is not None:
+                self.save()
+            self.show_result()
+            if table.match.is_over():
+                return
+            table.next_round()
+
+
+def made_for_words(move: Move, opening: bool, lang: Lang) -> str:
+    """What was done for the person, in the terminal game's words."""
+    if move is PASS:
+        return tr("auto_pass", lang)
+    if move is DRAW:
+        return tr("auto_draw", lang)
+    return tr("auto_open" if opening else "auto_lay", lang, card=move)
+
 
 def _levels(args: argparse.Namespace, parser: argparse.ArgumentParser) -> list[str]:
     try:
@@ -183,29 +217,38 @@ def _levels(args: argparse.Namespace, parser: argparse.ArgumentParser) -> list[s
         parser.error(str(error))
 
 
-def run_play(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
-    """Play a game or a match against computers."""
-    lang = detect_language(args.lang)
-    if args.resume is not None:
-        parser.error("--resume needs the full-screen game (run it in a terminal, without --plain)")
-    levels = _levels(args, parser)
+def new_table(args: argparse.Namespace, parser: argparse.ArgumentParser, lang: Lang) -> Table:
+    """The table of the command line: a person at seat 0 and the computers of ``--bots``."""
+    levels = [PERSON, *_levels(args, parser)]
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**62)
-    names = [tr("seat_you", lang)] + [tr("seat_bot", lang, seat=s, level=levels[s - 1]) for s in range(1, args.players)]
-    bots = {seat: make_bot(levels[seat - 1], seed + seat) for seat in range(1, args.players)}
-    match = Match(players=args.players, rules=Rules.preset(args.rules), rounds=args.rounds, seed=seed)
-    prompt = PromptGame(names, bots, lang, delay=args.delay or 0.0)
+    seats = tuple(
+        Seat(seat_name(seat, levels, lang), None if seat == HUMAN else levels[seat]) for seat in range(len(levels))
+    )
+    return Table(TableSetup(seats, args.rules, args.rounds, seed=seed))
+
+
+def run_play(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """Play a game or a match against computers (or resume one)."""
+    lang = detect_language(args.lang)
     try:
-        while not match.is_over():
-            game = match.new_round()
-            game.metadata["names"] = names
-            if args.rounds > 1:
-                prompt.say(tr("round_start", lang, round=len(match.scores) + 1))
-            try:
-                prompt.play(game)
-            finally:
-                _save(args.save, game, prompt, lang)
-            match.finish_round(game)
-            prompt.show_result(game, match)
+        table = (
+            Table.from_records(read_save_file(args.resume))
+            if args.resume is not None
+            else new_table(args, parser, lang)
+        )
+    except (RecordError, OSError) as error:
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        print(f"elferraus play: {tr('resume_failed', lang, path=args.resume, error=reason)}", file=sys.stderr)
+        return 2
+    if table.people != (HUMAN,):
+        print(f"elferraus play: {tr('plain_one_person', lang)}", file=sys.stderr)
+        return 2
+    path = args.save if args.save is not None else args.resume
+    prompt = PromptGame(table, lang, delay=args.delay or 0.0)
+    if path is not None:
+        prompt.save = lambda: _save(path, table)
+    try:
+        prompt.play_match()
     except PlayerQuitError:
         prompt.say(tr("goodbye", lang))
         return 0
@@ -213,15 +256,13 @@ def run_play(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         prompt.say("")
         prompt.say(tr("goodbye", lang))
         return 130
-    except FileOpenError as error:
-        print(f"elferraus play: {error}", file=sys.stderr)
+    except OSError as error:
+        print(f"elferraus play: {tr('save_failed', lang, path=path, error=error.strerror or error)}", file=sys.stderr)
         return 2
+    if path is not None:
+        prompt.say(tr("save_hint", lang, path=path))
     return 0
 
 
-def _save(path: str | None, game: Game, prompt: PromptGame, lang: Lang) -> None:
-    if path is None:
-        return
-    with open_text(path, "a") as out:
-        out.write(dumps_record(game) + "\n")
-    prompt.say(tr("save_hint", lang, path=path))
+def _save(path: str, table: Table) -> None:
+    write_save_file(path, table.records())

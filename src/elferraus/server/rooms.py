@@ -5,16 +5,16 @@ game only once the store has it, and a change the store refuses leaves the
 room exactly as it was (the mover is told ``store_unavailable`` and may send
 it again; a computer tries again with backoff). Changes hold the room's lock,
 so they never interleave; each raises the room's ``seq``, then every connected
-client gets a ``state`` built from its own seat. Computer players (and
-computers standing in for absent people) think in a worker thread and act at
-the room's pace.
+client gets a ``state`` built from its own seat. The room's
+:class:`~elferraus.session.Table` makes every move, a person's and a
+computer's (computers, and those standing in for absent people, think in a
+worker thread); the room only stores them first and keeps the pace.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import copy
 import hashlib
 import json
 import logging
@@ -24,9 +24,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
-from elferraus.bots import Bot, make_bot
-from elferraus.errors import NotationError
-from elferraus.explain import explain_illegal
+from elferraus.bots import Bot
+from elferraus.errors import IllegalMoveError, NotationError
 from elferraus.game import Game
 from elferraus.i18n import Lang, explain, tr
 from elferraus.match import Match
@@ -35,13 +34,11 @@ from elferraus.record import read_record
 from elferraus.rules import PRESETS, Rules
 from elferraus.server.payloads import game_payload, hidden_moves, view_payload
 from elferraus.server.store import Finish, RoomRow, SeatRow, Store, StoreError
-from elferraus.session import Seat, Table, TableSetup
+from elferraus.session import Seat, Table, TableSetup, TurnError
 
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 6
 LEVELS = ("easy", "medium", "hard", "expert")
-STAND_IN = "medium"
-"""The computer that plays for a person who is away."""
 Status = Literal["waiting", "playing", "round_over", "match_over"]
 RETRY_FIRST = 0.5
 RETRY_LONGEST = 8.0
@@ -171,7 +168,8 @@ class Room:
         """Called after every change (the connections, which then send their ``state``)."""
         self._wake = asyncio.Event()
         self._driver: asyncio.Task[None] | None = None
-        self._stand_ins: dict[int, Bot] = {}
+        self.new_seed: Callable[[], int] = lambda: secrets.randbits(62)
+        """Where a new match's seed comes from (a test may fix it)."""
         self._cache: dict[tuple[int, int | None], str] = {}
         self._shared: tuple[int, dict[str, Any], dict[str, Any] | None] = (-1, {}, None)
         self._lock = asyncio.Lock()
@@ -197,7 +195,8 @@ class Room:
         state.online += 1
         if state.auto:
             state.auto = False
-            self._stand_ins.pop(seat, None)
+            if self.table is not None:
+                self.table.come_back(seat)
         self._changed()
 
     def disconnect(self, seat: int | None) -> None:
@@ -364,31 +363,27 @@ class Room:
                 move = Move.parse(text)
             except NotationError:
                 raise RoomError("bad_move") from None
-            if self.table.game.turn != seat:
-                raise RoomError("not_your_turn")
-            await self._push(move)
+            await self._push(move, seat)
 
         await self._change(change)
 
-    async def _push(self, move: Move) -> None:
-        """Store a legal move of the seat to move, then make it and tell everybody (the caller holds the lock)."""
+    async def _push(self, move: Move, seat: int | None = None) -> None:
+        """Store the move of the seat to move, then have the table make it and tell everybody (the caller holds
+        the lock). ``seat``, if given, must be the seat to move."""
         assert self.table is not None
         assert self.game_id is not None
-        game = self.table.game
-        if move not in game.legal_moves():
-            reason, details, _english = explain_illegal(game, move)
-            raise RoomError("illegal", reason=reason, details=details)
-        trial = game.copy()
-        trial.push(move)
-        number = trial.move_count - 1
+        try:
+            preview = self.table.preview(move, seat)
+        except IllegalMoveError as error:
+            raise RoomError("illegal", reason=error.reason, details=error.details) from None
+        except TurnError:
+            raise RoomError("not_your_turn") from None
         finish = None
-        if trial.is_over():
-            match = copy.deepcopy(self.table.match)
-            match.finish_round(trial)
-            status = "match_over" if match.is_over() else "round_over"
-            finish = Finish(self.code, {"winner": trial.winner, "penalties": trial.penalties()}, status)
-        await self._store(self.store.add_move(self.game_id, number, trial.record_moves()[number], finish))
-        game.push(move)
+        if preview.result is not None:
+            status = "match_over" if preview.match_over else "round_over"
+            finish = Finish(self.code, preview.result, status)
+        await self._store(self.store.add_move(self.game_id, preview.number, preview.text, finish))
+        self.table.play(move)
         if finish is not None:
             self.table.finish_round()
             self.status = "match_over" if self.table.match.is_over() else "round_over"
@@ -408,14 +403,15 @@ class Room:
 
     async def _new_match(self, seats: list[SeatState]) -> None:
         """Deal a new match for ``seats`` (the room's, or what they become with it): stored first, then shown."""
-        table = Table(self._setup(secrets.randbits(62), seats))
+        table = Table(self._setup(self.new_seed(), seats))
         changed = [new.row() for new, old in zip(seats, self.seats, strict=True) if new is not old]
         self.game_id = await self._store_game(table, changed)
         for new, old in zip(seats, self.seats, strict=True):
             if new is not old:
                 old.name, old.kind, old.level = new.name, new.kind, new.level
         self.table = table
-        self._stand_ins.clear()
+        for state in self.seats:
+            state.auto = False  # a new match: everybody plays himself until away again
         self._set_status("playing")
 
     async def _store_game(self, table: Table, seats: list[SeatRow]) -> int:
@@ -451,37 +447,30 @@ class Room:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._driver
 
-    def _player_for(self, seat: int) -> Bot | None:
-        """The computer that plays ``seat`` now: its own, a stand-in for an absent person, or None."""
-        assert self.table is not None
-        state = self.seats[seat]
-        if state.kind == "computer":
-            return self.table.bots[seat]
-        if state.auto:
-            if seat not in self._stand_ins:
-                bot = make_bot(STAND_IN, secrets.randbits(32))
-                bot.start_game(seat, self.settings.players, self.table.game.rules)
-                self._stand_ins[seat] = bot
-            return self._stand_ins[seat]
-        return None
-
     async def _drive(self) -> None:
+        """Let the table make every move that waits for nobody, at the room's pace; wait while a person chooses."""
         while self.status == "playing" and self.table is not None:
-            game = self.table.game
+            table = self.table
+            game = table.game
             seat = game.turn
-            player = self._player_for(seat)
-            if player is None:
+            if seat not in table.bots:
+                # A person's only legal move is left to him on the web for now (the terminal front ends make it
+                # for him, Table.made_for_person); the room waits for him, or for his stand-in once he is away.
                 await self._wait_for_person(seat)
                 continue
             at = game.move_count
+            player = table.bots[seat]
             await asyncio.sleep(self.settings.pace)
-            if self.table.game is not game or game.move_count != at or self._player_for(seat) is not player:
+            if self.table is not table or table.game is not game or game.move_count != at:
                 continue
-            move = await asyncio.to_thread(player.choose, game.view(seat))
-            await self._computer_moves(game, at, seat, player, move)
+            if table.bots.get(seat) is not player:
+                continue
+            move = await asyncio.to_thread(table.automatic_move)
+            if move is not None:
+                await self._automatic_moves(game, at, seat, player, move)
 
-    async def _computer_moves(self, game: Game, at: int, seat: int, player: Bot, move: Move) -> None:
-        """Make a computer's move, retrying with backoff while the store refuses it."""
+    async def _automatic_moves(self, game: Game, at: int, seat: int, player: Bot, move: Move) -> None:
+        """Make a move the table made without a person's choice, retrying with backoff while the store refuses it."""
         delay = RETRY_FIRST
         failures = 0
         while True:
@@ -489,7 +478,7 @@ class Room:
             async def change() -> None:
                 assert self.table is not None
                 unchanged = self.status == "playing" and self.table.game is game and game.move_count == at
-                if unchanged and self._player_for(seat) is player:  # a person back in time plays himself
+                if unchanged and self.table.bots.get(seat) is player:  # a person back in time plays himself
                     await self._push(move)
 
             try:
@@ -517,8 +506,9 @@ class Room:
         try:
             await asyncio.wait_for(self._wake.wait(), timeout)
         except TimeoutError:
-            if state.online == 0 and not state.auto:
+            if state.online == 0 and not state.auto and self.table is not None:
                 state.auto = True
+                self.table.stand_in(seat)
                 self._changed()
 
     # -- restoring ------------------------------------------------------------

@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import json
-import os
 import random
-import tempfile
 import time
-from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from textual.app import App
 from textual.binding import Binding, BindingType
 
 from elferraus.i18n import Lang, tr
+from elferraus.saving import write_save_file
 from elferraus.session import Seat, Table, TableSetup
 from elferraus.tui.dialogs import HelpScreen, QuitChoice, QuitScreen
 from elferraus.tui.result_screen import ResultChoice, ResultScreen
@@ -29,7 +26,6 @@ class ElferRausApp(App[None]):
         choices: what the new-game screen starts with.
         lang: the language to speak.
         table: a table to resume (skips the new-game screen).
-        finished: records of the match's rounds already played (when resuming).
         save_path: where "save" writes; by default a new file in the current directory.
         seed: the first deal's seed (default: a new one each time).
         start: go straight to the table with ``choices`` instead of showing the new-game screen.
@@ -45,7 +41,6 @@ class ElferRausApp(App[None]):
         *,
         lang: Lang = "en",
         table: Table | None = None,
-        finished: Sequence[dict[str, Any]] = (),
         save_path: str | None = None,
         seed: int | None = None,
         start: bool = False,
@@ -55,7 +50,6 @@ class ElferRausApp(App[None]):
         self.lang: Lang = lang
         self.pace = self.choices.pace
         self._table = table
-        self.finished: list[dict[str, Any]] = list(finished)
         self.save_path = save_path
         self._seed = seed
         self._start = start
@@ -87,7 +81,6 @@ class ElferRausApp(App[None]):
             for seat in range(choices.players)
         )
         self._table = Table(TableSetup(seats, choices.rules, choices.rounds, seed=seed))
-        self.finished = []
         self.switch_or_push(TableScreen())
 
     def switch_or_push(self, screen: TableScreen) -> None:
@@ -102,7 +95,6 @@ class ElferRausApp(App[None]):
     def round_over(self) -> None:
         """Score the round, save it if a file was given, and show the result."""
         table = self.table
-        self.finished.append(table.record())
         table.finish_round()
         if self.save_path is not None:
             self.save_game(quiet=True)
@@ -127,27 +119,13 @@ class ElferRausApp(App[None]):
 
     # -- saving ---------------------------------------------------------------
 
-    def records(self) -> list[dict[str, Any]]:
-        """The match so far: every finished round's record, then the current game's if it is not over."""
-        records = list(self.finished)
-        if self._table is not None and not self.table.game.is_over():
-            records.append(self.table.record())
-        return records
-
     def save_game(self, *, quiet: bool = False) -> str | None:
         """Write the match so far to the save file (replacing it whole); returns the path, or None on failure."""
         if self.save_path is None:
             self.save_path = time.strftime("elferraus-%Y%m%d-%H%M%S.jsonl")
         path = Path(self.save_path)
         try:
-            text = "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in self.records())
-            directory = path.parent if str(path.parent) else Path()
-            with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=directory, delete=False) as handle:
-                handle.write(text)
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(handle.name, 0o666 & ~umask)  # a save file like any other, not the temporary file's 0600
-            os.replace(handle.name, path)
+            write_save_file(path, self.table.records())
         except OSError as error:
             self.notify(tr("save_failed", self.lang, path=path, error=error.strerror or error), severity="error")
             return None

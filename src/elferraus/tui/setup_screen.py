@@ -15,13 +15,14 @@ from textual.widgets import Button, Footer, Input, Label, Select, Static
 from elferraus.bots import BOTS
 from elferraus.i18n import LANGUAGES, Lang, tr
 from elferraus.rules import PRESETS
+from elferraus.seating import PERSON, seat_name
 from elferraus.tui.keys import localize_bindings
 
 if TYPE_CHECKING:
     from elferraus.tui.app import ElferRausApp
 
 MAX_SEATS = 6
-PERSON = "human"
+
 LEVELS = (PERSON, "easy", "medium", "hard", "expert", "greedy", "random")
 LENGTHS = (1, 3, 5, 10)
 SETUP_PACES = (0.0, 0.3, 0.6, 1.0, 1.5)
@@ -58,13 +59,7 @@ class SetupChoices:
 
     def name(self, seat: int, lang: Lang) -> str:
         """The seat's name: typed, or "You" for a lone person, "Player N", "Computer N"."""
-        typed = self.names[seat]
-        if typed:
-            return typed
-        if self.levels[seat] != PERSON:
-            return tr("name_computer", lang, n=seat + 1)
-        people = [s for s in range(self.players) if self.levels[s] == PERSON]
-        return tr("seat_you", lang) if people == [seat] else tr("name_player", lang, n=seat + 1)
+        return self.names[seat] or seat_name(seat, self.levels, lang, self.players)
 
 
 class SetupScreen(Screen[None]):

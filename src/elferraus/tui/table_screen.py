@@ -163,7 +163,7 @@ class TableScreen(Screen[None]):
 
     @work(exclusive=True, group="drive")
     async def drive(self) -> None:
-        """Play the game forward until a person must act or the game is over."""
+        """Let the table play on until a person must choose or the game is over, at the chosen pace."""
         table = self.elf.table
         worker = get_current_worker()
         while not worker.is_cancelled:
@@ -185,11 +185,11 @@ class TableScreen(Screen[None]):
                     await self.app.push_screen_wait(HandoffScreen(table.names[seat], self.elf.lang))
                     self.viewer, self.hidden = seat, False
                     continue
-                legal = game.legal_moves()
-                if len(legal) == 1:
+                forced = table.made_for_person()
+                if forced is not None:
                     await self._pause(max(self.elf.pace, 0.3) if self.elf.pace else 0)
-                    self._note_forced(legal[0])
-                    self._push(legal[0])
+                    self._note_forced(forced)
+                    self._play(forced)
                     continue
                 self.awaiting = True
                 if self._forced_note:
@@ -209,7 +209,7 @@ class TableScreen(Screen[None]):
             if self._undo_requested:
                 continue
             self.query_one("#note", Static).update("")
-            self._push(move)
+            self._play(move)
 
     async def _pause(self, seconds: float) -> None:
         """Wait ``seconds`` unless the player skips."""
@@ -218,9 +218,9 @@ class TableScreen(Screen[None]):
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._skip.wait(), seconds)
 
-    def _push(self, move: Move) -> None:
-        game = self.elf.table.game
-        game.push(move)
+    def _play(self, move: Move) -> None:
+        """Make the move of the seat to move at the table (which checks it), and log it."""
+        self.elf.table.play(move)
         self._log_new_moves()
 
     def _note_forced(self, move: Move) -> None:
@@ -230,7 +230,7 @@ class TableScreen(Screen[None]):
         elif move is DRAW:
             note = tr("auto_draw", lang)
         else:
-            note = tr("auto_open", lang, card=move)
+            note = tr("auto_open" if self.elf.table.game.move_count == 0 else "auto_lay", lang, card=move)
         self.query_one("#note", Static).update(note)
         self._forced_note = True
 
@@ -313,21 +313,18 @@ class TableScreen(Screen[None]):
             self.app.bell()
             return
         try:
-            self._push_checked(move)
+            self.elf.table.play(move, seat=self.viewer)
         except IllegalMoveError as error:
             self.app.bell()
             self.refresh_table()
             self._set_status(explain(error.reason, error.details, self.elf.lang), error=True)
             return
+        self._log_new_moves()
         self.query_one("#note", Static).update("")
         self.awaiting = False
         if game.turn != self.viewer and len(self.elf.table.people) > 1:
             self.hidden = True
         self.drive()
-
-    def _push_checked(self, move: Move) -> None:
-        self.elf.table.game.push(move)
-        self._log_new_moves()
 
     @on(HandView.Picked)
     def _picked(self, event: HandView.Picked) -> None:
