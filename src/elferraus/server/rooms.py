@@ -248,7 +248,7 @@ class Room:
             game = None
             if self.table is not None:
                 current = self.table.game
-                game = game_payload(current, self.game_id, hidden_moves(current), stand_ins=self.table.away)
+                game = game_payload(current, self.game_id, hidden_moves(current))
             self._shared = (self.seq, self.room_payload(), game)
         return self._shared[1], self._shared[2]
 
