@@ -234,7 +234,7 @@ class Room:
             room, game = self._shared_payloads()
             view = None
             if seat is not None and self.table is not None:
-                view = view_payload(self.table.game.view(seat), made_for=self.table.last_made_for(seat))
+                view = view_payload(self.table.game.view(seat))
             message = {"type": "state", "seq": self.seq, "seat": seat, "room": room, "view": view, "game": game}
             text = json.dumps(message, separators=(",", ":"))
             if len(self._cache) > 64:
