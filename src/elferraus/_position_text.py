@@ -2,36 +2,15 @@
 
 The writer sits below the game, and the reader above it: the game names its
 position in an illegal move's message and in its ``repr``, while reading a
-position builds a game. So this module reads a game through the small
-protocol below and imports nothing of :mod:`elferraus.game`.
+position builds a game. So this module reads a game through
+:class:`~elferraus._game_reading.GameReader` and imports nothing of :mod:`elferraus.game`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Protocol
-
-from elferraus.cards import Card, Color, format_cards
+from elferraus._game_reading import GameReader
+from elferraus.cards import format_cards
 from elferraus.rules import Rules
-
-
-class PositionSource(Protocol):
-    """What the writer reads of a game (:class:`elferraus.Game` has all of it)."""
-
-    @property
-    def players(self) -> int: ...
-    @property
-    def turn(self) -> int: ...
-    @property
-    def rules(self) -> Rules: ...
-    @property
-    def draws_this_turn(self) -> int: ...
-    @property
-    def last_drawn(self) -> Card | None: ...
-    def rows(self) -> Mapping[Color, tuple[int, int]]: ...
-    def hand(self, seat: int) -> Sequence[Card]: ...
-    def pile(self) -> Sequence[Card]: ...
-    def laid_this_turn(self) -> Sequence[Card]: ...
 
 
 def format_rules(rules: Rules) -> str:
@@ -39,7 +18,7 @@ def format_rules(rules: Rules) -> str:
     return f"{rules.colors}:{rules.max_draws}:{'must' if rules.must_play else 'free'}:{rules.after_draw}"
 
 
-def format_position(game: PositionSource) -> str:
+def format_position(game: GameReader) -> str:
     """Write ``game``'s position as one line."""
     rows = ",".join(f"{color.value}{low}-{high}" for color, (low, high) in game.rows().items()) or "-"
     hands = "/".join(format_cards(game.hand(seat)) or "-" for seat in range(game.players))

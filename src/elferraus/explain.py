@@ -6,46 +6,15 @@ The words for each reason, in English and German, are in
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Protocol
-
-from elferraus.cards import NUMBERS, Card, Color
+from elferraus._game_reading import GameReader
+from elferraus.cards import NUMBERS, Card
 from elferraus.i18n import explain
 from elferraus.moves import Move, MoveKind
-from elferraus.rules import Rules
 
 Reason = tuple[str, dict[str, object]]
 
 
-class ExplainSource(Protocol):
-    """What :func:`explain_illegal` reads of a game (:class:`elferraus.Game` has all of it).
-
-    The game calls this module when a push fails, so this module imports
-    nothing of :mod:`elferraus.game`.
-    """
-
-    @property
-    def turn(self) -> int: ...
-    @property
-    def rules(self) -> Rules: ...
-    @property
-    def winner(self) -> int | None: ...
-    @property
-    def started(self) -> bool: ...
-    @property
-    def draws_this_turn(self) -> int: ...
-    @property
-    def last_drawn(self) -> Card | None: ...
-    def is_over(self) -> bool: ...
-    def legal_moves(self) -> tuple[Move, ...]: ...
-    def hand(self, seat: int) -> Sequence[Card]: ...
-    def fits(self, card: Card) -> bool: ...
-    def rows(self) -> Mapping[Color, tuple[int, int]]: ...
-    def laid_this_turn(self) -> Sequence[Card]: ...
-    def pile_size(self) -> int: ...
-
-
-def explain_illegal(game: ExplainSource, move: Move) -> tuple[str, dict[str, object], str]:
+def explain_illegal(game: GameReader, move: Move) -> tuple[str, dict[str, object], str]:
     """Say why ``move`` is not legal in ``game``: (reason code, details, English text).
 
     Only meaningful for a move that is not among ``game.legal_moves()``.
@@ -54,7 +23,7 @@ def explain_illegal(game: ExplainSource, move: Move) -> tuple[str, dict[str, obj
     return reason, details, explain(reason, details, "en")
 
 
-def _reason(game: ExplainSource, move: Move) -> Reason:
+def _reason(game: GameReader, move: Move) -> Reason:
     legal = game.legal_moves()
     if game.is_over():
         return "game_over", {"winner": game.winner}
@@ -69,7 +38,7 @@ def _reason(game: ExplainSource, move: Move) -> Reason:
     return _pass_reason(game, legal, drawn)
 
 
-def _lay_reason(game: ExplainSource, card: Card, drawn: Card | None) -> Reason:
+def _lay_reason(game: GameReader, card: Card, drawn: Card | None) -> Reason:
     if card not in game.hand(game.turn):
         return "not_in_hand", {"card": str(card)}
     if not game.fits(card):
@@ -84,7 +53,7 @@ def _lay_reason(game: ExplainSource, card: Card, drawn: Card | None) -> Reason:
     return "turn_over", {"card": str(card)}
 
 
-def _draw_reason(game: ExplainSource, legal: tuple[Move, ...], drawn: Card | None) -> Reason:
+def _draw_reason(game: GameReader, legal: tuple[Move, ...], drawn: Card | None) -> Reason:
     if game.laid_this_turn():
         return "draw_after_lay", {}
     if game.pile_size() == 0:
@@ -97,7 +66,7 @@ def _draw_reason(game: ExplainSource, legal: tuple[Move, ...], drawn: Card | Non
     return "must_lay", {"example": str(example)}
 
 
-def _pass_reason(game: ExplainSource, legal: tuple[Move, ...], drawn: Card | None) -> Reason:
+def _pass_reason(game: GameReader, legal: tuple[Move, ...], drawn: Card | None) -> Reason:
     if drawn is not None and not game.fits(drawn):
         limit = game.rules.max_draws
         return "must_draw_again", {"drawn": str(drawn), "draws": game.draws_this_turn, "limit": limit}

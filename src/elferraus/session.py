@@ -184,10 +184,7 @@ class Table:
             TurnError: the game is over, or ``seat`` is not to move.
             IllegalMoveError: the rules do not allow the move now (with its reason).
         """
-        if self.game.is_over():
-            raise TurnError("the game is over")
-        if seat is not None and seat != self.game.turn:
-            raise TurnError(f"seat {seat} is not to move; seat {self.game.turn} is")
+        self._check_turn(seat)
         self.game.push(move)
 
     def preview(self, move: Move, seat: int | None = None) -> Preview:
@@ -196,10 +193,7 @@ class Table:
         Raises:
             TurnError, IllegalMoveError: as :meth:`play` would.
         """
-        if self.game.is_over():
-            raise TurnError("the game is over")
-        if seat is not None and seat != self.game.turn:
-            raise TurnError(f"seat {seat} is not to move; seat {self.game.turn} is")
+        self._check_turn(seat)
         trial = self.game.copy()
         trial.push(move)
         number = trial.move_count - 1
@@ -209,6 +203,12 @@ class Table:
         match.finish_round(trial)
         result = {"winner": trial.winner, "penalties": trial.penalties()}
         return Preview(number, trial.record_moves()[number], result, match_over=match.is_over())
+
+    def _check_turn(self, seat: int | None) -> None:
+        if self.game.is_over():
+            raise TurnError("the game is over")
+        if seat is not None and seat != self.game.turn:
+            raise TurnError(f"seat {seat} is not to move; seat {self.game.turn} is")
 
     def play_automatic(self, on_move: Callable[[int, Move], None] | None = None) -> int:
         """Make every automatic move until a person must choose or the game is over; returns how many.

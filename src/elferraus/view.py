@@ -1,15 +1,16 @@
 """What one seat may know: the type every computer player and client gets.
 
-:meth:`elferraus.Game.view` builds it; this module reads the game through the
-small protocol :class:`ViewSource` and imports nothing of :mod:`elferraus.game`.
+:meth:`elferraus.Game.view` builds it; this module reads the game through
+:class:`~elferraus._game_reading.GameReader` and imports nothing of :mod:`elferraus.game`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
+from elferraus._game_reading import GameReader
 from elferraus.cards import Card, Color
 from elferraus.moves import Move
 from elferraus.rules import Rules
@@ -80,30 +81,7 @@ class SeatView:
         }
 
 
-class ViewSource(Protocol):
-    """What :func:`make_view` reads of a game (:class:`elferraus.Game` has all of it)."""
-
-    @property
-    def players(self) -> int: ...
-    @property
-    def turn(self) -> int: ...
-    @property
-    def rules(self) -> Rules: ...
-    @property
-    def draws_this_turn(self) -> int: ...
-    @property
-    def winner(self) -> int | None: ...
-    def hand(self, seat: int) -> Sequence[Card]: ...
-    def hand_sizes(self) -> tuple[int, ...]: ...
-    def pile_size(self) -> int: ...
-    def rows(self) -> Mapping[Color, tuple[int, int]]: ...
-    def laid_this_turn(self) -> Sequence[Card]: ...
-    def drawn_playable(self) -> Card | None: ...
-    def public_moves(self, seat: int) -> tuple[str, ...]: ...
-    def legal_moves(self) -> tuple[Move, ...]: ...
-
-
-def make_view(game: ViewSource, seat: int) -> SeatView:
+def make_view(game: GameReader, seat: int) -> SeatView:
     """Build ``seat``'s view of ``game``."""
     if not 0 <= seat < game.players:
         raise ValueError(f"seat {seat} is not at this table of {game.players}")
