@@ -15,7 +15,8 @@ import httpx
 import pytest
 
 from elferraus.i18n import MESSAGES, tr
-from elferraus.record import read_record
+from elferraus.record import parse_record_move, read_record
+from elferraus.rules import PRESETS, Rules
 from elferraus.server.app import STATIC
 from elferraus.server.client import RoomClient, ServerError, create_room, join_room
 from server_helpers import get, look, play_round, post, room_with_people, start, wait_online
@@ -469,6 +470,87 @@ def test_a_games_record_once_it_is_over(tmp_path: Path) -> None:
     run(tmp_path, test)
 
 
+def test_a_games_replay_once_it_is_over(tmp_path: Path) -> None:
+    """Every position of a finished game, from the deal to the end, as the record replays it."""
+
+    async def test(base: str) -> None:
+        code, tokens = await room_with_people(
+            base, 1, name="Anna", players=2, pace=0, seats=[{"kind": "computer", "level": "easy"}]
+        )
+        async with RoomClient(base, code, tokens[0]) as anna:
+            await start(anna)
+            game_id = anna.state["game"]["id"]
+            missing = tr("web_error_no_game", "en")
+            refused(await get(base, f"/api/games/{game_id}/replay"), 404, "no_game", missing)
+            await play_round(anna)
+        answer = await get(base, f"/api/games/{game_id}/replay")
+        assert answer.status_code == 200
+        assert answer.headers["content-encoding"] == "gzip"
+        replay = answer.json()
+        record = (await get(base, f"/api/games/{game_id}/record")).json()
+        moves = record["moves"]
+        assert set(replay) == {"game", "players", "names", "rules", "steps", "result"}
+        assert (replay["game"], replay["players"], replay["names"]) == (game_id, 2, ["Anna", "Computer 2"])
+        assert replay["rules"] == {"name": "classic", "key": "rules_classic", **Rules().to_dict()}
+        assert len(replay["steps"]) == len(moves) + 1
+        game = read_record({**record, "moves": [], "result": None})
+        for index, step in enumerate(replay["steps"]):
+            if index:
+                game.push(parse_record_move(moves[index - 1])[1])
+            hands = [[str(card) for card in game.hand(seat)] for seat in range(2)]
+            fitting = game.fitting_cards()
+            assert step == {
+                "rows": {color.value: [low, high] for color, (low, high) in game.rows().items()},
+                "slots": {letter: [c.number for c in fitting if c.color.value == letter] for letter in "RYGB"},
+                "hands": hands,
+                "fits": [str(card) for card in fitting if any(str(card) in hand for hand in hands)],
+                "pile": game.pile_size(),
+                "turn": None if game.is_over() else game.turn,
+                "move": None if not index else message_of_move(moves[index - 1]),
+                "last_lay": last_lay_of(moves[:index]),
+            }, index
+        winner = record["result"]["winner"]
+        assert replay["result"] == {
+            "winner": winner,
+            "penalties": record["result"]["penalties"],
+            "status": {"key": "winner_other", "params": {"seat": winner}},
+        }
+        for unknown in [str(game_id + 1), "0", "abc"]:
+            refused(await get(base, f"/api/games/{unknown}/replay"), 404, "no_game", missing)
+
+    run(tmp_path, test)
+
+
+def message_of_move(text: str) -> dict[str, Any]:
+    seat, action, *card = text.split()
+    if action == "pass":
+        return {"key": "did_pass", "params": {"seat": int(seat)}}
+    if action == "draw":
+        return {"key": "did_draw_card", "params": {"seat": int(seat), "card": card[0]}}
+    return {"key": "did_lay", "params": {"seat": int(seat), "card": action}}
+
+
+def last_lay_of(moves: list[str]) -> dict[str, Any] | None:
+    lays = [text.split() for text in moves if text.split()[1] not in ("draw", "pass")]
+    return {"seat": int(lays[-1][0]), "card": lays[-1][1]} if lays else None
+
+
+def test_the_rules_presets(tmp_path: Path) -> None:
+    async def test(base: str) -> None:
+        answer = await get(base, "/api/rules")
+        assert answer.status_code == 200
+        data = answer.json()
+        assert data["default"] == "classic"
+        assert [preset["name"] for preset in data["presets"]] == list(PRESETS)
+        for preset in data["presets"]:
+            rules = PRESETS[preset["name"]]
+            assert preset == {"name": preset["name"], "key": f"rules_{preset['name']}", **rules.to_dict()}
+            assert preset["key"] in MESSAGES
+        assert (await get(base, "/api/rules?lang=de")).json() == data
+
+    run(tmp_path, test)
+
+
 # -- words, health, the page ------------------------------------------------------------
 
 
@@ -532,6 +614,8 @@ def test_the_api_is_published_as_an_openapi_document(tmp_path: Path) -> None:
             "/api/rooms/{code}",
             "/api/rooms/{code}/join",
             "/api/games/{game}/record",
+            "/api/games/{game}/replay",
+            "/api/rules",
             "/api/messages",
             "/healthz",
         }

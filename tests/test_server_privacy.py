@@ -77,6 +77,37 @@ class Mischief:
         self.refused += answer["code"] == "illegal"
 
 
+def words_of(frames: list[str], seat: int | None) -> int:
+    """Check the words each state carries (the scan of :func:`leaks` covers every field of them): the
+    shared ones say nothing only a seat may know, the seat's own ones nothing of another seat's draws.
+    Returns how many states of running rounds were checked."""
+    checked = 0
+    for text in frames:
+        message = json.loads(text)
+        if message["type"] != "state" or message["game"] is None or message["room"]["status"] != "playing":
+            continue
+        game, view = message["game"], message["view"]
+        assert {"turns", "status", "slots", "last_lay", "rules"} <= set(game)
+        assert ("log" in game) == (seat is None)  # a player reads his own log in VIEW
+        assert len(game.get("log", game["moves"])) == len(game["moves"])
+        assert len(game["turns"]) == len(game["hand_counts"])
+        for line in game.get("log", []):  # a spectator's log: nobody is "you", no drawn card is named
+            assert not line["key"].startswith("you_"), line
+            assert line["key"] != "did_draw_card", line
+            assert set(line["params"]) <= {"seat", "card"}
+        assert all(set(turn["params"]) <= {"n", "cards", "card"} for turn in game["turns"] if turn)
+        if seat is None:
+            assert view is None
+        else:
+            assert {"log", "made_for", "prompt"} <= set(view)
+            for line, text_of_move in zip(view["log"], view["moves"], strict=True):
+                mover = int(text_of_move.split()[0])
+                assert line["key"] != "did_draw_card", line  # another seat's drawn card, never
+                assert line["key"].startswith("you_") == (mover == seat), line
+        checked += 1
+    return checked
+
+
 async def play_and_check(
     base: str, people: int, langs: list[str], *, spectator: bool, **settings: Any
 ) -> dict[str, Any]:
@@ -90,6 +121,9 @@ async def play_and_check(
     try:
         await wait_online(clients[0], list(range(people)))
         await start(clients[0], *clients[1:], *watchers)
+        running = clients[0].state["game"]["id"]
+        for path in ("record", "replay"):  # a game's record and replay are public once it is over, not before
+            assert (await get(base, f"/api/games/{running}/{path}")).status_code == 404
         game_ids = []
         while True:
             results = await asyncio.gather(
@@ -112,10 +146,13 @@ async def play_and_check(
             found, count = leaks(client.received, seat, records, frozenset(bad.named))
             assert not found
             checked.append(count)
+        for seat, client in enumerate(clients):
+            assert words_of(client.received, seat) > 10
         for watcher in watchers:
             found, count = leaks(watcher.received, None, records)
             assert not found
             checked.append(count)
+            assert words_of(watcher.received, None) > 10
             for text in watcher.received:
                 message = json.loads(text)
                 if message["type"] == "state" and message["game"] is not None:

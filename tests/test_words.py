@@ -8,8 +8,29 @@ import pytest
 
 from elferraus.cards import Card
 from elferraus.game import Game
-from elferraus.i18n import Lang, tr
-from elferraus.words import describe_turn, is_opening, last_lay, last_turns, log_line, status, status_line
+from elferraus.i18n import LANGUAGES, Lang, tr
+from elferraus.moves import DRAW, PASS, Move
+from elferraus.words import (
+    Message,
+    describe_move,
+    describe_turn,
+    forced_note,
+    is_opening,
+    last_laid,
+    last_lay,
+    last_turn_messages,
+    last_turns,
+    log_line,
+    log_message,
+    match_message,
+    move_message,
+    say,
+    status,
+    status_line,
+    turn_message,
+    turn_status,
+    winner_message,
+)
 
 NAMES = ["Anna", "Ben", "Cleo"]
 
@@ -151,3 +172,108 @@ def test_the_status_is_a_message_key_with_parameters_any_page_can_word() -> None
     assert params == {"card": str(game.legal_moves()[0])}
     for lang in ("en", "de"):
         assert status_line(game.view(game.turn), lang) == tr(key, lang, **params)
+
+
+# -- the same words as message keys with parameters (what the server sends the page) ----------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "you", "expected"),
+    [
+        ("2 R10", False, ("did_lay", {"seat": 2, "card": "R10"})),
+        ("2 R10", True, ("you_lay", {"card": "R10"})),
+        ("1 draw Y4", False, ("did_draw_card", {"seat": 1, "card": "Y4"})),
+        ("1 draw Y4", True, ("you_draw", {"card": "Y4"})),
+        ("1 draw", False, ("did_draw", {"seat": 1})),
+        ("1 draw", True, ("did_draw", {"seat": 1})),
+        ("0 pass", False, ("did_pass", {"seat": 0})),
+        ("0 pass", True, ("you_pass", {})),
+    ],
+)
+def test_move_message(text: str, you: bool, expected: Message) -> None:
+    assert move_message(text, you=you) == expected
+    for lang in LANGUAGES:
+        seat = int(text.split(maxsplit=1)[0])
+        assert describe_move(NAMES[seat], text, lang, you=you) == say(*expected, NAMES, lang)
+
+
+@pytest.mark.parametrize(
+    ("text", "you", "show_draws", "expected"),
+    [
+        ("1 draw Y4", None, True, ("did_draw_card", {"seat": 1, "card": "Y4"})),
+        ("1 draw Y4", None, False, ("did_draw", {"seat": 1})),
+        ("1 draw Y4", 1, True, ("you_draw", {"card": "Y4"})),
+        ("1 draw Y4", 1, False, ("did_draw", {"seat": 1})),
+        ("2 R12", 2, False, ("you_lay", {"card": "R12"})),
+        ("2 R12", 0, True, ("did_lay", {"seat": 2, "card": "R12"})),
+    ],
+)
+def test_log_message(text: str, you: int | None, show_draws: bool, expected: Message) -> None:
+    assert log_message(text, you=you, show_draws=show_draws) == expected
+    for lang in LANGUAGES:
+        assert log_line(text, NAMES, lang, you=you, show_draws=show_draws) == say(*expected, NAMES, lang)
+
+
+@pytest.mark.parametrize(
+    ("actions", "opening", "expected"),
+    [
+        ([], False, None),
+        (["R11"], True, ("last_opened", {"card": "R11"})),
+        (["R11"], False, ("last_laid", {"cards": "R11"})),
+        (["R10", "G11", "pass"], False, ("last_laid", {"cards": "R10 G11"})),
+        (["draw", "draw", "Y4"], False, ("last_drew_laid", {"n": 2, "cards": "Y4"})),
+        (["draw", "draw", "draw", "pass"], False, ("last_drew", {"n": 3})),
+        (["pass"], False, ("last_ended", {})),
+    ],
+)
+def test_turn_message(actions: list[str], opening: bool, expected: Message | None) -> None:
+    assert turn_message(actions, opening=opening) == expected
+    for lang in LANGUAGES:
+        words = tr(expected[0], lang, **expected[1]) if expected else ""
+        assert describe_turn(actions, opening=opening, lang=lang) == words
+
+
+def test_last_turn_messages_are_each_seats_last_turn() -> None:
+    moves = ["2 R11", "0 R10", "0 pass", "1 draw", "1 draw", "1 Y4"]
+    assert last_turn_messages(moves, 4) == [
+        ("last_laid", {"cards": "R10"}),
+        ("last_drew_laid", {"n": 2, "cards": "Y4"}),
+        ("last_opened", {"card": "R11"}),
+        None,
+    ]
+
+
+@pytest.mark.parametrize(
+    ("moves", "expected"),
+    [
+        ([], None),
+        (["0 R11", "1 draw", "1 pass"], (0, "R11")),
+        (["2 B11", "0 B10", "0 pass", "1 draw", "1 B12"], (1, "B12")),
+    ],
+)
+def test_last_laid(moves: list[str], expected: tuple[int, str] | None) -> None:
+    assert last_laid(moves) == (None if expected is None else (expected[0], Card.parse(expected[1])))
+
+
+@pytest.mark.parametrize(
+    ("move", "opening", "expected"),
+    [
+        (PASS, False, ("auto_pass", {})),
+        (DRAW, False, ("auto_draw", {})),
+        (Move.parse("R11"), True, ("auto_open", {"card": "R11"})),
+        (Move.parse("G12"), False, ("auto_lay", {"card": "G12"})),
+    ],
+)
+def test_forced_note(move: Move, opening: bool, expected: Message) -> None:
+    assert forced_note(move, opening=opening) == expected
+
+
+def test_whose_turn_and_who_won() -> None:
+    assert turn_status(1, computer=False) == ("status_other", {"seat": 1})
+    assert turn_status(2, computer=True) == ("status_thinking", {"seat": 2})
+    assert say(*turn_status(2, computer=True), NAMES, "de") == "Cleo überlegt"
+    assert winner_message(1, you=True) == ("winner_you", {})
+    assert say(*winner_message(1, you=False), NAMES, "en") == "Ben won."
+    assert match_message([2], 14, you=2) == ("match_over_you", {"points": 14})
+    assert say(*match_message([2], 14, you=0), NAMES, "en") == "Cleo wins the match with 14 points."
+    assert say(*match_message([0, 2], 9, you=0), NAMES, "en") == "The match ends in a tie at 9 points: Anna, Cleo."

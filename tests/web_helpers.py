@@ -38,6 +38,7 @@ async def serving(db: str, **settings: Any) -> AsyncIterator[str]:
         ws_max_size=WS_MAX_SIZE,
         log_level="warning",
         lifespan="on",
+        server_header=False,  # as `elferraus serve` runs
     )
     server = uvicorn.Server(config)
     task = asyncio.get_running_loop().create_task(server.serve())

@@ -2,20 +2,26 @@
 
 The terminal game, the plain prompt, ``elferraus replay`` and the web server
 all word the game with these functions, from the catalogue in
-``messages.toml`` (English and German). The server sends the page the status
-of the seat to move as a message key with its parameters (``status``), so
-the page renders the same words from the same catalogue and decides nothing
-about the game itself.
+``messages.toml`` (English and German). Each message exists once as a key
+with its parameters (``status``, ``move_message``, ``turn_message``, ...),
+which the server sends to the page, and once in words (``status_line``,
+``describe_move``, ``describe_turn``, ...), built on the former; so the page
+renders the same words from the same catalogue and decides nothing about the
+game itself.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from elferraus.cards import ELEVEN, NUMBERS, Card, Color
 from elferraus.i18n import Lang, tr
-from elferraus.moves import DRAW, PASS
+from elferraus.moves import DRAW, PASS, Move
 from elferraus.view import SeatView
+
+Message = tuple[str, dict[str, Any]]
+"""A message of the catalogue: its key and its parameters (words in any language, filled in later)."""
 
 # -- the table and the hand as text ------------------------------------------------
 
@@ -67,7 +73,7 @@ def hand_text(cards: Iterable[Card], fitting: Iterable[Card] = (), *, markup: bo
 # -- what the player may do now ----------------------------------------------------
 
 
-def status(view: SeatView) -> tuple[str, dict[str, str | int]]:
+def status(view: SeatView) -> Message:
     """What the player may do now, as a message key and its parameters (for a page that words it itself)."""
     legal = view.legal
     lays = [move for move in legal if move.card is not None]
@@ -90,6 +96,16 @@ def status(view: SeatView) -> tuple[str, dict[str, str | int]]:
     return ("status_fresh" if DRAW in legal else "status_fresh_must"), {}
 
 
+def forced_note(move: Move, *, opening: bool) -> Message:
+    """The note that ``move`` was made for the player because it was his only legal move
+    (``docs/rules.md``); ``opening``: it was the game's first move, the opening 11."""
+    if move is PASS:
+        return "auto_pass", {}
+    if move is DRAW:
+        return "auto_draw", {}
+    return ("auto_open" if opening else "auto_lay"), {"card": str(move)}
+
+
 def status_line(view: SeatView, lang: Lang) -> str:
     """What the player may do now, in words."""
     key, params = status(view)
@@ -97,6 +113,44 @@ def status_line(view: SeatView, lang: Lang) -> str:
 
 
 # -- moves and turns ---------------------------------------------------------------
+#
+# Each message comes as a key of ``messages.toml`` and its parameters first
+# (for the server, which sends them to the page), then in words. A parameter
+# ``seat`` stands for that seat's name (``name`` in the catalogue's text),
+# ``seats`` for several names (``names``): the page fills them in with the
+# names it shows, :func:`say` with the names it is given.
+
+
+def say(key: str, params: Mapping[str, object], names: Sequence[str], lang: Lang) -> str:
+    """A message (key and parameters, as the server sends it) in words, ``seat``/``seats`` read as names.
+
+    >>> say("did_lay", {"seat": 1, "card": "R12"}, ["Anna", "Ben"], "en")
+    'Ben laid R12'
+    """
+    filled = dict(params)
+    seat = filled.get("seat")
+    if isinstance(seat, int):
+        filled["name"] = names[seat]
+    seats = filled.get("seats")
+    if isinstance(seats, list | tuple):
+        filled["names"] = ", ".join(names[int(other)] for other in seats)
+    return tr(key, lang, **filled)
+
+
+def move_message(text: str, *, you: bool = False) -> Message:
+    """A record move (``"2 R10"``, ``"2 draw Y4"``, ``"2 pass"``) as a message key and its parameters.
+
+    With ``you`` it is the reader's own move (no name; German conjugates differently).
+    """
+    parts = text.split()
+    seat = int(parts[0])
+    if parts[1] == "pass":
+        return ("you_pass", {}) if you else ("did_pass", {"seat": seat})
+    if parts[1] == "draw":
+        if len(parts) == 3:
+            return ("you_draw", {"card": parts[2]}) if you else ("did_draw_card", {"seat": seat, "card": parts[2]})
+        return "did_draw", {"seat": seat}
+    return ("you_lay", {"card": parts[1]}) if you else ("did_lay", {"seat": seat, "card": parts[1]})
 
 
 def describe_move(name: str, text: str, lang: Lang, *, you: bool = False) -> str:
@@ -104,46 +158,77 @@ def describe_move(name: str, text: str, lang: Lang, *, you: bool = False) -> str
 
     With ``you`` it is the reader's own move (German conjugates differently).
     """
-    parts = text.split()
-    if parts[1] == "pass":
-        return tr("you_pass", lang) if you else tr("did_pass", lang, name=name)
-    if parts[1] == "draw":
-        if len(parts) == 3:
-            return tr("you_draw", lang, card=parts[2]) if you else tr("did_draw_card", lang, name=name, card=parts[2])
-        return tr("did_draw", lang, name=name)
-    return tr("you_lay", lang, card=parts[1]) if you else tr("did_lay", lang, name=name, card=parts[1])
+    key, params = move_message(text, you=you)
+    return tr(key, lang, **{**params, "name": name})
 
 
 def last_turns(moves: Sequence[str], players: int) -> list[list[str]]:
     """Each seat's most recent turn, as its actions without the seat (``"R12"``, ``"draw"``, ``"pass"``)."""
     turns: list[list[str]] = [[] for _ in range(players)]
-    previous = -1
-    for text in moves:
-        seat_text, *action = text.split()
+    found: set[int] = set()
+    current = -1
+    # From the end back: each seat's last run of moves (only the last round of turns is read).
+    for text in reversed(moves):
+        seat_text, action, *_ = text.split()
         seat = int(seat_text)
-        if seat != previous:
-            turns[seat] = []
-            previous = seat
-        turns[seat].append(action[0])
+        if seat != current:
+            if len(found) == players:
+                break
+            current = seat if seat not in found else -2
+            found.add(seat)
+        if current == seat:
+            turns[seat].append(action)
+    for actions in turns:
+        actions.reverse()
     return turns
+
+
+def turn_message(actions: Sequence[str], *, opening: bool) -> Message | None:
+    """A turn in a few words (``"drew 2, laid Y13"``) as a message key and its parameters; None if there was none."""
+    if not actions:
+        return None
+    lays = [action for action in actions if action not in ("draw", "pass")]
+    if opening and lays:
+        return "last_opened", {"card": lays[0]}
+    draws = actions.count("draw")
+    cards = " ".join(lays)
+    if draws and lays:
+        return "last_drew_laid", {"n": draws, "cards": cards}
+    if draws:
+        return "last_drew", {"n": draws}
+    if lays:
+        return "last_laid", {"cards": cards}
+    return "last_ended", {}
 
 
 def describe_turn(actions: Sequence[str], *, opening: bool, lang: Lang) -> str:
     """A turn in a few words: ``"drew 2, laid Y13"``; empty if there was none yet."""
-    if not actions:
+    message = turn_message(actions, opening=opening)
+    if message is None:
         return ""
-    lays = [action for action in actions if action not in ("draw", "pass")]
-    if opening and lays:
-        return tr("last_opened", lang, card=lays[0])
-    draws = actions.count("draw")
-    cards = " ".join(lays)
-    if draws and lays:
-        return tr("last_drew_laid", lang, n=draws, cards=cards)
-    if draws:
-        return tr("last_drew", lang, n=draws)
-    if lays:
-        return tr("last_laid", lang, cards=cards)
-    return tr("last_ended", lang)
+    key, params = message
+    return tr(key, lang, **params)
+
+
+def last_turn_messages(moves: Sequence[str], players: int) -> list[Message | None]:
+    """Each seat's most recent turn as a message (see :func:`turn_message`), from the public history."""
+    return [
+        turn_message(actions, opening=is_opening(moves, seat))
+        for seat, actions in enumerate(last_turns(moves, players))
+    ]
+
+
+def log_message(text: str, *, you: int | None, show_draws: bool) -> Message:
+    """One move of the record (``"2 draw Y4"``) as a line of the move log: a message key and its parameters.
+
+    ``you`` is the seat that reads the log as "you" (None with several people
+    at one screen, or for a spectator); ``show_draws`` False hides every drawn card.
+    """
+    seat_text, action, *_ = text.split()
+    seat = int(seat_text)
+    if action == "draw" and not show_draws:
+        text = f"{seat} draw"
+    return move_message(text, you=seat == you)
 
 
 def log_line(text: str, names: Sequence[str], lang: Lang, *, you: int | None, show_draws: bool) -> str:
@@ -153,11 +238,8 @@ def log_line(text: str, names: Sequence[str], lang: Lang, *, you: int | None, sh
     at one screen); ``show_draws`` False hides every drawn card, so that a log
     shared by people passing the device never shows one of them another's card.
     """
-    seat_text, action, *_ = text.split()
-    seat = int(seat_text)
-    if action == "draw" and not show_draws:
-        text = f"{seat} draw"
-    return describe_move(names[seat], text, lang, you=seat == you)
+    key, params = log_message(text, you=you, show_draws=show_draws)
+    return tr(key, lang, **{**params, "name": names[int(text.split(maxsplit=1)[0])]})
 
 
 def is_opening(moves: Sequence[str], seat: int) -> bool:
@@ -170,10 +252,38 @@ def is_opening(moves: Sequence[str], seat: int) -> bool:
     )
 
 
+def last_laid(moves: Sequence[str]) -> tuple[int, Card] | None:
+    """Who laid the card laid most recently, and that card; None before the opening."""
+    for text in reversed(moves):
+        seat, action, *_ = text.split()
+        if action not in ("draw", "pass"):
+            return int(seat), Card.parse(action)
+    return None
+
+
 def last_lay(moves: Sequence[str]) -> Card | None:
     """The card laid most recently, or None before the opening."""
-    for text in reversed(moves):
-        action = text.split()[1]
-        if action not in ("draw", "pass"):
-            return Card.parse(action)
-    return None
+    laid = last_laid(moves)
+    return laid[1] if laid is not None else None
+
+
+# -- whose turn, who won -----------------------------------------------------------
+
+
+def turn_status(turn: int, *, computer: bool) -> Message:
+    """The status line while another seat is to move: ``"Ben is playing"``, ``"Computer 2 is thinking"``."""
+    return ("status_thinking" if computer else "status_other"), {"seat": turn}
+
+
+def winner_message(winner: int, *, you: bool) -> Message:
+    """Who won the round: ``"You won!"`` for the winner himself, else ``"Anna won."``."""
+    return ("winner_you", {}) if you else ("winner_other", {"seat": winner})
+
+
+def match_message(leaders: Sequence[int], points: int, *, you: int | None) -> Message:
+    """Who won the match (the seats with the lowest total, ``points``); ``you`` is the reader's seat, if any."""
+    if len(leaders) > 1:
+        return "match_over_tie", {"seats": list(leaders), "points": points}
+    if leaders[0] == you:
+        return "match_over_you", {"points": points}
+    return "match_over_other", {"seat": leaders[0], "points": points}

@@ -71,6 +71,7 @@ def run_server(
         backlog=limits.ACCEPT_BATCH,
         timeout_keep_alive=limits.KEEP_ALIVE,
         log_level="warning",
+        server_header=False,  # says nothing an attacker needs, on each of the page's many small answers
     )
     # uvicorn's and asyncio's loggers get the summary on themselves; the server's own on its handler
     # (below), which also sees their children: once each, or a record would count as its own repeat.

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
+import logging
 import math
 from collections.abc import AsyncIterator
 from importlib import resources
@@ -23,10 +25,12 @@ from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
+from elferraus.errors import RecordError
 from elferraus.i18n import COLOR_WORDS, MESSAGES, Lang
 from elferraus.server.connection import Connection, TokenBucket
 from elferraus.server.headers import BodyLimit, RevalidateStatic, SecurityHeaders
 from elferraus.server.lobby import Lobby
+from elferraus.server.payloads import presets_payload, replay_payload
 from elferraus.server.rooms import RoomError
 from elferraus.server.schemas import (
     GameId,
@@ -44,6 +48,7 @@ from elferraus.server.schemas import (
 )
 from elferraus.server.store import SqliteStore, StoreError
 
+LOG = logging.getLogger("elferraus.server")
 MAX_BODY = 8192
 STATIC = Path(str(resources.files("elferraus.server").joinpath("static")))
 ROOMS_PER_MINUTE = 10.0
@@ -264,6 +269,31 @@ def create_app(
             raise RoomError("no_game", "web_error_no_game")
         headers = {"Content-Disposition": f'attachment; filename="elferraus-{game}.json"'}
         return JSONResponse(record, headers=headers)
+
+    @app.get(
+        "/api/games/{game}/replay",
+        responses={400: REFUSALS[400], 404: {"model": Refusal}, 503: REFUSALS[503]},
+        response_model=dict[str, Any],
+    )
+    async def game_replay(game: Annotated[GameId, PathParameter()], lang: Language = "en") -> Response:
+        """Every position of a finished game, ready to draw: the replay viewer's ``REPLAY`` (404 while it runs)."""
+        try:
+            record = await lobby().store.record(game)
+        except StoreError as error:  # a read the database refused
+            raise RoomError("store_unavailable") from error
+        if record is None:
+            raise RoomError("no_game", "web_error_no_game")
+        try:
+            replay = await asyncio.to_thread(replay_payload, record, game)
+        except RecordError as error:  # a stored record that does not replay: nothing to show
+            LOG.error("game %s does not replay from the database: %s", game, error)
+            raise RoomError("no_game", "web_error_no_game") from error
+        return JSONResponse(replay)
+
+    @app.get("/api/rules", response_model=dict[str, Any], responses={400: REFUSALS[400]})
+    async def rules(lang: Language = "en") -> Response:
+        """The rules presets a room may be played with: each one's fields and its catalogue key."""
+        return JSONResponse(presets_payload(), headers={"Cache-Control": "max-age=3600"})
 
     @app.get("/api/messages", response_model=dict[str, Any], responses={400: REFUSALS[400]})
     async def messages(lang: Language = "en") -> Response:

@@ -11,21 +11,28 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from elferraus.i18n import Lang
 
 CONTENT_SECURITY_POLICY = (
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
-    "font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+    "default-src 'self'; script-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; "
+    "form-action 'self'; frame-ancestors 'none'"
 )
-"""The page loads only its own files: no inline script, nothing from elsewhere, never inside another site's frame."""
+"""The page loads only its own files: no inline script, nothing from elsewhere, never inside another site's frame.
+(Styles, fonts and connections fall back to ``default-src 'self'``; ``script-src`` is spelled out all the same.)"""
 SECURITY_HEADERS = {
     "Content-Security-Policy": CONTENT_SECURITY_POLICY,
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
+}
+DOCUMENT_HEADERS = {
     "X-Frame-Options": "DENY",
     "Cross-Origin-Opener-Policy": "same-origin",
 }
+"""Headers that only a document a browser shows reads (framing, the browsing context); not sent with the scripts,
+styles and data the page loads, which are many small answers."""
+SUBRESOURCE_TYPES = (b"text/javascript", b"application/javascript", b"text/css", b"application/json")
 
 
 class SecurityHeaders:
-    """Adds ``SECURITY_HEADERS`` to every HTTP answer."""
+    """Adds ``SECURITY_HEADERS`` to every HTTP answer, and ``DOCUMENT_HEADERS`` to all but scripts, styles and
+    JSON."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -38,7 +45,8 @@ class SecurityHeaders:
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 headers = MutableHeaders(scope=message)
-                for name, value in SECURITY_HEADERS.items():
+                subresource = headers.get("content-type", "").encode().startswith(SUBRESOURCE_TYPES)
+                for name, value in (SECURITY_HEADERS if subresource else SECURITY_HEADERS | DOCUMENT_HEADERS).items():
                     headers.setdefault(name, value)
             await send(message)
 
@@ -108,7 +116,8 @@ class BodyLimit:
 
 class RevalidateStatic:
     """The page's files are checked again on every load (answered 304 by ETag when unchanged):
-    a new version of the game is never mixed with an old cached module."""
+    a new version of the game is never mixed with an old cached module. The ETag alone decides, so
+    ``Last-Modified`` is not sent."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -122,6 +131,8 @@ class RevalidateStatic:
             if message["type"] == "http.response.start":
                 headers = MutableHeaders(scope=message)
                 headers["Cache-Control"] = "no-cache"
+                if "etag" in headers:
+                    del headers["last-modified"]
             await send(message)
 
         await self.app(scope, receive, send_with_header)

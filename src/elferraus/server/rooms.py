@@ -32,7 +32,7 @@ from elferraus.match import Match
 from elferraus.moves import Move
 from elferraus.record import read_record
 from elferraus.rules import PRESETS, Rules
-from elferraus.server.payloads import game_payload, hidden_moves, view_payload
+from elferraus.server.payloads import game_payload, game_text, hidden_moves, view_text
 from elferraus.server.store import Finish, RoomRow, SeatRow, Store, StoreError
 from elferraus.session import Seat, Table, TableSetup, TurnError
 
@@ -171,7 +171,7 @@ class Room:
         self.new_seed: Callable[[], int] = lambda: secrets.randbits(62)
         """Where a new match's seed comes from (a test may fix it)."""
         self._cache: dict[tuple[int, int | None], str] = {}
-        self._shared: tuple[int, dict[str, Any], dict[str, Any] | None] = (-1, {}, None)
+        self._shared: tuple[int, str, dict[str, Any] | None, dict[bool, str]] = (-1, "", None, {})
         self._lock = asyncio.Lock()
         """Held by every change: a change awaits the store, and no other may start from the state it began with."""
 
@@ -227,30 +227,42 @@ class Room:
         }
 
     def state_text(self, seat: int | None) -> str:
-        """The ``state`` message for a client of ``seat`` (None: a spectator), as JSON text."""
+        """The ``state`` message for a client of ``seat`` (None: a spectator), as JSON text.
+
+        ``ROOM`` and ``GAME`` are the same for every player, so they are encoded once per change and
+        spliced into each seat's message; only ``VIEW`` is encoded per seat.
+        """
         key = (self.seq, seat)
         text = self._cache.get(key)
         if text is None:
-            room, game = self._shared_payloads()
-            view = None
+            room, game = self._shared_texts(spectator=seat is None)
+            view = "null"
             if seat is not None and self.table is not None:
-                view = view_payload(self.table.game.view(seat))
-            message = {"type": "state", "seq": self.seq, "seat": seat, "room": room, "view": view, "game": game}
-            text = json.dumps(message, separators=(",", ":"))
+                view = view_text(self.table.game.view(seat), made_for=self.table.last_made_for(seat))
+            seat_text = "null" if seat is None else str(seat)
+            text = f'{{"type":"state","seq":{self.seq},"seat":{seat_text},"room":{room},"view":{view},"game":{game}}}'
             if len(self._cache) > 64:
                 self._cache.clear()
             self._cache[key] = text
         return text
 
-    def _shared_payloads(self) -> tuple[dict[str, Any], dict[str, Any] | None]:
-        """``ROOM`` and ``GAME`` of the current ``seq``: the same for every client, so built once per change."""
+    def _shared_texts(self, *, spectator: bool) -> tuple[str, str]:
+        """``ROOM`` and ``GAME`` of the current ``seq`` as JSON text, built once per change.
+
+        A spectator's ``GAME`` also carries the move log as a spectator reads it; a player reads his own
+        in ``VIEW``.
+        """
         if self._shared[0] != self.seq:
             game = None
             if self.table is not None:
                 current = self.table.game
-                game = game_payload(current, self.game_id, hidden_moves(current))
-            self._shared = (self.seq, self.room_payload(), game)
-        return self._shared[1], self._shared[2]
+                game = game_payload(current, self.game_id, hidden_moves(current), stand_ins=self.table.away)
+            self._shared = (self.seq, json.dumps(self.room_payload(), separators=(",", ":")), game, {})
+        _, room, game, texts = self._shared
+        text = texts.get(spectator)
+        if text is None:
+            text = texts[spectator] = "null" if game is None else game_text(game, spectator=spectator)
+        return room, text
 
     def _changed(self) -> None:
         self.seq += 1

@@ -1,12 +1,14 @@
 // The lobby: create a game (seats, rules, length) or go to a room by its code.
+// The rules to choose from are the server's presets (GET /api/rules).
 
 import { h, fill } from "./dom.js";
-import { t, lang } from "./i18n.js";
-import { SYMBOLS } from "./cards.js";
-import { levelWord } from "./table.js";
+import { t, lang, levelWord } from "./i18n.js";
+import { api } from "./api.js";
+import { remember, knownRooms } from "./storage.js";
+import { SYMBOLS } from "./board.js";
+import { loadPresets } from "./presets.js";
 
 const LEVELS = ["easy", "medium", "hard", "expert"];
-const PRESET_NAMES = ["classic", "ravensburger", "beginners"];
 const ROUND_CHOICES = [1, 3, 5, 10];
 const PACE_CHOICES = [0.4, 0.8, 1.5, 0];
 const CODE_ALPHABET = /[^ABCDEFGHJKMNPQRSTUVWXYZ23456789]/g;
@@ -16,10 +18,16 @@ export class Lobby {
   constructor(root, ctx) {
     this.root = root;
     this.ctx = ctx;
-    this.values = { name: "", players: 4, seats: ["open", "computer:medium", "computer:medium", "computer:medium", "computer:medium"], fill: "medium", rules: "classic", rounds: 1, pace: 0.8 };
+    this.values = { name: "", players: 4, seats: ["open", "computer:medium", "computer:medium", "computer:medium", "computer:medium"], fill: "medium", rules: null, rounds: 1, pace: 0.8 };
+    this.presets = null;
     ctx.setContext("");
     ctx.setConnection("");
-    this.render();
+    fill(root, h("p", { class: "loading" }, t("web_loading")));
+    loadPresets().then((presets) => {
+      this.presets = presets.presets;
+      this.values.rules = presets.default;
+      this.render();
+    });
   }
 
   title() {
@@ -27,7 +35,7 @@ export class Lobby {
   }
 
   relabel() {
-    this.render();
+    if (this.presets) this.render();
   }
 
   select(testid, label, options, value, onchange) {
@@ -55,7 +63,7 @@ export class Lobby {
       this.select("players", t("setup_players"), [2, 3, 4, 5, 6].map((n) => [n, String(n)]), v.players,
         (value) => { v.players = Number(value); this.render(); document.getElementById("f-players").focus(); }),
       h("fieldset", { class: "seats-fields" }, h("legend", {}, t("web_other_seats")), seatFields),
-      this.select("rules", t("setup_rules"), PRESET_NAMES.map((p) => [p, t(`rules_${p}`)]), v.rules, (value) => { v.rules = value; }),
+      this.select("rules", t("setup_rules"), this.presets.map((p) => [p.name, t(p.key)]), v.rules, (value) => { v.rules = value; }),
       this.select("rounds", t("setup_length"), ROUND_CHOICES.map((n) => [n, n === 1 ? t("length_single") : t("length_rounds", { n })]),
         v.rounds, (value) => { v.rounds = Number(value); }),
       h("details", { class: "more" }, h("summary", {}, t("web_more_options")),
@@ -76,7 +84,7 @@ export class Lobby {
     h("h2", {}, t("web_join_heading")),
     h("div", { class: "field" }, h("label", { for: "f-code" }, t("web_room_code")), codeInput),
     h("button", { type: "submit", "data-testid": "go-room" }, t("web_go")));
-    const rooms = this.ctx.knownRooms();
+    const rooms = knownRooms();
     fill(this.root,
       h("div", { class: "lobby" },
         h("section", { class: "intro" }, h("h1", {}, t("app_title")), h("p", {}, t("web_tagline")),
@@ -96,15 +104,15 @@ export class Lobby {
       seats.push(kind === "open" ? { kind: "open" } : { kind: "computer", level: kind.split(":")[1] });
     }
     const body = {
-      name: v.name.trim() || t("name_player", { n: 1 }), players: v.players, rules: v.rules, rounds: v.rounds,
-      fill: v.fill, seats, away: 60, pace: v.pace,
+      name: v.name.trim() || t("name_player", { n: 1 }), players: v.players, rounds: v.rounds, fill: v.fill, seats, away: 60, pace: v.pace,
     };
+    if (v.rules) body.rules = v.rules; // else the server's default
     const button = this.root.querySelector('[data-testid="create"]');
     button.disabled = true;
     this.error.textContent = "";
     try {
-      const room = await this.ctx.api("/api/rooms", body);
-      this.ctx.remember(room.code, room.token, room.seat ?? 0);
+      const room = await api("/api/rooms", body);
+      remember(room.code, room.token, room.seat ?? 0);
       location.assign(`${room.link || `/r/${room.code}#t=${room.token}`}&s=${room.seat ?? 0}`);
     } catch (error) {
       this.error.textContent = error.message;

@@ -1,17 +1,33 @@
 // The rules in short, in the reader's language (the switch in the header
 // changes it; /rules?lang=de opens it in German). The words come from the
-// catalogue and agree with docs/rules.md and docs/regeln.md.
+// catalogue and agree with docs/rules.md and docs/regeln.md; the variants
+// and their options are the server's presets (GET /api/rules).
 
 import { h, fill } from "./dom.js";
 import { t, colorName } from "./i18n.js";
-import { SYMBOLS } from "./cards.js";
-import { renderBoard } from "./table.js";
+import { SYMBOLS, renderBoard, centerEleven } from "./board.js";
+import { loadPresets, presetNamed } from "./presets.js";
+
+// The example table of the text: its open rows, and where a card fits next.
+const EXAMPLE_ROWS = { R: [8, 13], Y: [11, 13], B: [10, 11] };
+const EXAMPLE_SLOTS = { R: [7, 14], Y: [10, 14], G: [11], B: [9, 12] };
+
+/** A preset in one line: its catalogue words, and under `must_play` what that means. */
+function variant(preset) {
+  if (!preset.must_play) return t(preset.key);
+  return `${t(preset.key).split(":")[0]}: ${t("help_must_play").trim()} ${t("web_rules_must_drawn")}`;
+}
 
 export class RulesScreen {
   constructor(root, ctx) {
     this.root = root;
     this.ctx = ctx;
-    this.render();
+    this.presets = null;
+    fill(root, h("p", { class: "loading" }, t("web_loading")));
+    loadPresets().then((presets) => {
+      this.presets = presets;
+      this.render();
+    });
   }
 
   title() {
@@ -19,13 +35,14 @@ export class RulesScreen {
   }
 
   relabel() {
-    this.render();
+    if (this.presets) this.render();
   }
 
   render() {
     this.ctx.setContext(t("web_rules_link"));
     this.ctx.setConnection("");
-    const paragraphs = t("help_rules", { max_draws: 3, must_play: "" }).split("\n").filter(Boolean);
+    const standard = presetNamed(this.presets, this.presets.default);
+    const paragraphs = t("help_rules", { max_draws: standard ? standard.max_draws : "", must_play: "" }).split("\n").filter(Boolean);
     const colors = ["R", "Y", "G", "B"].map((c) => h("li", {}, h("span", { class: `mini c-${c}` }, `${SYMBOLS[c]} ${c}`), " ", colorName(c)));
     fill(this.root, h("article", { class: "rules", "data-testid": "rules-page" },
       h("h1", {}, t("web_rules_title")),
@@ -37,7 +54,7 @@ export class RulesScreen {
       h("p", {}, paragraphs[1] || ""),
       h("p", {}, t("web_rules_opening")),
       h("div", { class: "board-wrap example", "aria-label": t("web_rules_example"), role: "group" },
-        renderBoard({ R: [8, 13], Y: [11, 13], B: [10, 11] }, "RYGB", "R13")),
+        renderBoard(EXAMPLE_ROWS, EXAMPLE_SLOTS, "RYGB", "R13")),
       h("p", { class: "muted" }, t("web_rules_table")),
       h("h2", {}, t("web_rules_turn_head")),
       h("p", {}, paragraphs[2] || ""),
@@ -49,19 +66,12 @@ export class RulesScreen {
       h("p", {}, t("web_rules_win")),
       h("p", {}, paragraphs[5] || ""),
       h("h2", {}, t("web_rules_variants")),
-      h("ul", {},
-        h("li", {}, t("rules_classic")),
-        h("li", {}, `${t("rules_ravensburger").split(":")[0]}: ${t("help_must_play").trim()} ${t("web_rules_must_drawn")}`),
-        h("li", {}, t("rules_beginners"))),
+      h("ul", { "data-testid": "variants" }, this.presets.presets.map((preset) => h("li", {}, variant(preset)))),
       h("h2", {}, t("web_rules_keys_head")),
       h("p", {}, t("web_keys")),
       h("p", {}, h("a", { href: "/", class: "button" }, t("web_back_lobby")))));
     this.root.className = "rules-screen";
     // On a narrow screen the example scrolls sideways; start with the 11s in the middle, as the table does.
-    const wrap = this.root.querySelector(".board-wrap.example");
-    const eleven = wrap && wrap.querySelector(".cell.eleven");
-    if (wrap && eleven && wrap.scrollWidth > wrap.clientWidth) {
-      wrap.scrollLeft = Math.max(0, eleven.offsetLeft + eleven.offsetWidth / 2 - wrap.clientWidth / 2);
-    }
+    centerEleven(this.root.querySelector(".board-wrap.example"));
   }
 }

@@ -1,0 +1,200 @@
+// A room: its seats before the start (waiting.js), then the table
+// (table.js). Holds the room's connection; every `state` frame goes into the
+// page's state (state.js) and is drawn from there.
+
+import { h, fill } from "./dom.js";
+import { t } from "./i18n.js";
+import { tokenFor, seatFor, remember } from "./storage.js";
+import { Connection } from "./connection.js";
+import { page, enterRoom, takeFrame, remodel } from "./state.js";
+import { TableScreen } from "./table.js";
+
+export class RoomScreen {
+  /** `ctx`: {setContext, setConnection} of the frame around the screen. */
+  constructor(root, code, ctx) {
+    this.root = root;
+    this.code = code;
+    this.ctx = ctx;
+    this.table = null;
+    this.waiting = null;
+    this.pendingTimer = 0;
+    this.previousTurn = null;
+    // The personal link is /r/CODE#t=TOKEN; the page adds &s=SEAT so that the
+    // seat is known on another device before the game starts (no VIEW yet).
+    const fragment = /(?:^#|&)t=([^&]+)/.exec(location.hash);
+    const seatInLink = /(?:^#|&)s=(\d+)/.exec(location.hash);
+    let token = tokenFor(code);
+    if (fragment) {
+      token = decodeURIComponent(fragment[1]);
+      const known = tokenFor(code) === token ? seatFor(code) : null;
+      remember(code, token, seatInLink ? Number(seatInLink[1]) : known);
+    }
+    enterRoom(code, token, token ? seatFor(code) : null);
+    this.keepLink();
+    this.connection = new Connection(code);
+    this.connection.on({
+      state: (frame) => this.onState(frame),
+      error: (frame) => this.onError(frame),
+      status: (status) => this.onStatus(status),
+    });
+    ctx.setContext(t("web_room", { code }));
+    fill(root, h("p", { class: "loading" }, t("web_connecting")));
+    root.className = "room-screen";
+    this.connection.connect(page.token);
+  }
+
+  get token() {
+    return page.token;
+  }
+
+  title() {
+    return t("web_room", { code: this.code });
+  }
+
+  /** The player's own link: token, and seat when known. */
+  ownLink() {
+    const seat = page.seat !== null ? `&s=${page.seat}` : "";
+    return `/r/${this.code}#t=${encodeURIComponent(page.token)}${seat}`;
+  }
+
+  /** Keep the own link in the address bar, so that it can be bookmarked or copied. */
+  keepLink() {
+    if (!page.token) return;
+    const [path, fragment] = this.ownLink().split("#");
+    if (`${location.pathname}${location.hash}` !== `${path}#${fragment}`) history.replaceState(null, "", `${path}${location.search}#${fragment}`);
+  }
+
+  /** A seat was taken from this page: play it. */
+  joined(token, seat) {
+    enterRoom(this.code, token, seat);
+    remember(this.code, token, seat);
+    this.keepLink();
+    this.connection.connect(token);
+  }
+
+  onStatus(status) {
+    const words = { connecting: page.frame ? t("web_reconnecting") : t("web_connecting"), reconnecting: t("web_reconnecting"), refused: t("web_reconnecting") };
+    this.ctx.setConnection(words[status] || "");
+  }
+
+  onState(frame) {
+    // Every state is the whole truth, in order on one connection; after a
+    // reconnect (even to a restarted server) the newest one simply wins.
+    this.clearPending();
+    const model = takeFrame(frame);
+    if (model.me !== null && model.me !== page.seat && page.token) {
+      page.seat = model.me;
+      remember(this.code, page.token, page.seat);
+      this.keepLink();
+    }
+    this.show(model);
+  }
+
+  show(model) {
+    this.renderContext(model);
+    if (model.status === "waiting" || !model.hasGame) this.renderWaiting(model);
+    else this.renderTable(model);
+  }
+
+  onError(frame) {
+    this.clearPending();
+    if (frame.code === "no_room") {
+      this.connection.close();
+      this.ctx.setConnection("");
+      fill(this.root, h("div", { class: "waiting" }, h("h1", {}, t("web_room", { code: this.code })),
+        h("p", { class: "error", role: "alert", "data-testid": "room-error" }, frame.message || frame.code),
+        h("p", {}, h("a", { class: "button", href: "/" }, t("web_back_lobby")))));
+      return;
+    }
+    const text = frame.message || frame.code;
+    if (frame.code === "bad_token") {
+      remember(this.code, null, null);
+      enterRoom(this.code, null, null);
+      history.replaceState(null, "", `${location.pathname}${location.search}`);
+      this.badToken = text;
+      if (this.waiting) this.waiting.message = text;
+      this.connection.connect(null);
+    }
+    if (this.table) this.table.setError(text);
+    else if (this.waiting) this.waiting.setError(text);
+  }
+
+  renderContext(model) {
+    const room = model.room;
+    const parts = [t("web_room", { code: this.code })];
+    if ((room.rounds || 1) > 1 && room.round) parts.push(t("round_of", { round: room.round, rounds: room.rounds }));
+    this.ctx.setContext(parts.join(" · "));
+    document.title = `${parts.join(" · ")} · ${t("app_title")}`;
+  }
+
+  send(frame) {
+    if (!this.connection.send(frame)) {
+      if (this.table) this.table.setError(t("web_reconnecting"));
+      return false;
+    }
+    return true;
+  }
+
+  sendMove(move) {
+    if (!page.model) return;
+    if (this.table) this.table.setError("");
+    if (this.send({ type: "move", move, seq: page.model.seq })) {
+      if (this.table) this.table.setPending(true);
+      clearTimeout(this.pendingTimer);
+      this.pendingTimer = setTimeout(() => this.clearPending(), 4000);
+    }
+  }
+
+  clearPending() {
+    clearTimeout(this.pendingTimer);
+    if (this.table && this.table.pending) this.table.setPending(false);
+  }
+
+  renderTable(model) {
+    if (!this.table) {
+      if (this.waiting) this.waiting.close();
+      this.waiting = null;
+      this.root.replaceChildren();
+      this.table = new TableScreen(this.root, {
+        lay: (card) => this.sendMove(card),
+        draw: () => this.sendMove("draw"),
+        pass: () => this.sendMove("pass"),
+        next: () => this.send({ type: "next" }),
+        rematch: () => this.send({ type: "rematch" }),
+      });
+    }
+    if (this.previousTurn !== model.turn) this.table.setError("");
+    this.previousTurn = model.turn;
+    this.table.update(model);
+  }
+
+  renderWaiting(model) {
+    if (this.table) {
+      this.table = null;
+      this.root.className = "room-screen";
+    }
+    if (this.waiting) {
+      this.waiting.render(model);
+      return;
+    }
+    import("./waiting.js").then(({ WaitingView }) => {
+      if (this.table) return; // the game began meanwhile
+      this.waiting = this.waiting || new WaitingView(this.root, this);
+      if (this.badToken) this.waiting.message = this.badToken;
+      this.waiting.render(page.model);
+    });
+  }
+
+  onKey(event) {
+    if (this.table && page.model && page.model.status !== "waiting") this.table.onKey(event);
+  }
+
+  relabel() {
+    const model = remodel();
+    if (!model) return;
+    this.renderContext(model);
+    if (this.table && model.status !== "waiting" && model.hasGame) this.table.relabel(model);
+    else this.show(model);
+    this.connection.relabel();
+  }
+}
