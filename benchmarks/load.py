@@ -17,7 +17,8 @@ What one run does:
 2. Every person connects (``/ws/CODE``, ``hello`` with his token); once all
    are in, every host sends ``start``.
 3. Each person acts like a brisk human: when a ``state`` shows it is his turn
-   (status ``playing``, ``view.legal`` not empty) he thinks for a random time
+   (status ``playing``, ``view.legal`` not empty, and ``view.making`` null:
+   a person's only legal move is made by the table) he thinks for a random time
    in ``--think`` (default 0.5-1.0 s, uniform, each client with its own RNG
    seeded from ``--seed``), then sends a move (``--policy first``: the first
    legal lay, else draw, else pass; ``random``: any legal move) with that

@@ -180,7 +180,8 @@ class Player:
         game = message["game"]
         self.seq = seq
         self.status = message["room"]["status"]
-        self.legal = view["legal"] if view else []
+        # Not while the table makes his only legal move for him (``making``; absent from older servers).
+        self.legal = view["legal"] if view and view.get("making") is None else []
         moves: list[str] = game["moves"] if game else []
         self.game_id = game["id"] if game else None
         self.moves_len = len(moves)

@@ -78,7 +78,10 @@ PRIORITY = ["nice", "-n", "-10"] if os.geteuid() == 0 and shutil.which("nice") e
 """What the server and the probes run under: ahead of the rest of a busy machine, so that the probes measure
 the server and not the other work of the machine (the ``control`` round trips show what the machine leaves)."""
 
-PEOPLE_ROOM = {"name": "Anna", "players": 2, "rounds": 20, "away": 60, "pace": 0}
+PEOPLE_ROOM = {"name": "Anna", "players": 2, "rounds": 20, "away": 60, "pace": 5}
+"""Rooms of two people who make every move at once, their only legal ones too: the table would make those
+after its pace of 5 s, so every move of these rooms is a frame of its people (one is on its way in each
+room when a fault begins)."""
 COMPUTER_ROOM = {
     "name": "Host",
     "players": 4,
@@ -88,7 +91,8 @@ COMPUTER_ROOM = {
     "seats": [{"kind": "computer", "level": "easy"}] * 3,
 }
 PROBED_ROOM = {"name": "Probe", "players": 2, "rounds": 1, "away": 3600, "pace": 0}
-"""Rooms only the probes visit: a game started, nobody moves, nobody stands in for an hour."""
+"""Rooms only the probes visit: a game started, nobody moves (the table makes the opening 11, and any other
+only move, at once), nobody stands in for an hour."""
 
 
 # -- mounts -------------------------------------------------------------------------

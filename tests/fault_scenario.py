@@ -152,7 +152,7 @@ class Person:
 
     def _frame(self, state: dict[str, Any]) -> dict[str, Any] | None:
         status = state["room"]["status"]
-        if status == "playing" and state["view"] and state["view"]["legal"]:
+        if status == "playing" and state["view"] and state["view"]["legal"]:  # the only moves too (PEOPLE_ROOM)
             return {"type": "move", "move": state["view"]["legal"][0], "seq": state["seq"]}
         if status in OVER and self.seat == 0 and self.keep_playing:
             return {"type": "next" if status == "round_over" else "rematch"}

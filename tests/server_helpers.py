@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import json
 import re
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,7 +62,24 @@ async def start(host: RoomClient, *others: RoomClient) -> None:
 
 
 def my_turn(state: dict[str, Any]) -> bool:
-    return bool(state["room"]["status"] == "playing" and state["view"] and state["view"]["legal"])
+    """The seat of this state chooses a move now (not while the table makes its only move, ``making``)."""
+    view = state["view"]
+    return bool(state["room"]["status"] == "playing" and view and view["legal"] and view["making"] is None)
+
+
+async def chooser(clients: Sequence[RoomClient], timeout: float = 15) -> RoomClient:
+    """The client whose seat chooses a move now, once one does (the table makes the only moves meanwhile);
+    every client is read while waiting."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        for client in clients:
+            if client.state is not None and my_turn(client.state):
+                return client
+        assert loop.time() < deadline, "nobody came to choose a move"
+        for client in clients:
+            with contextlib.suppress(TimeoutError):
+                await client.receive(0.02)
 
 
 RATE = 18.0

@@ -140,12 +140,9 @@ def web_room(seed: int, tmp_path: Path) -> dict[str, Any]:
             while room.status == "playing":
                 assert time.monotonic() < deadline, "the web room got stuck"
                 assert room.table is not None
-                forced = room.table.made_for_person() if room.table.game.turn == 0 else None
                 if room.table.waiting_for() == 0:
                     await room.move(0, str(policy(room.table.game.view(0))), room.seq)
-                elif forced is not None:  # the web leaves a person's only move to him for now
-                    await room.move(0, str(forced), room.seq)
-                else:
+                else:  # the room makes the computers' moves and the person's only ones
                     await asyncio.sleep(0.001)
             assert room.table is not None
             assert len(room.table.finished) == 1

@@ -37,7 +37,7 @@ from fault_helpers import (
     stored_games,
 )
 from fault_scenario import run_fault, summary
-from server_helpers import OVER, act, get, my_turn, play_round, room_with_people, start, wait_online
+from server_helpers import OVER, act, chooser, get, play_round, room_with_people, start, wait_online
 from web_helpers import ServerProcess, free_port
 
 KILLS = 1
@@ -125,7 +125,8 @@ async def _two_people_play(base: str, moves: int) -> tuple[str, list[str], dict[
             assert guest.state is not None
             if len(host.state["game"]["moves"]) >= moves:
                 break
-            mover, other = (host, guest) if my_turn(host.state) else (guest, host)
+            mover = await chooser([host, guest])  # the table makes a person's only moves itself
+            other = guest if mover is host else host
             assert mover.state is not None
             answer = await act(mover, mover.state["view"]["legal"][0])
             assert answer["type"] == "state" or answer["code"] == "stale", answer

@@ -59,7 +59,7 @@ from fuzz_helpers import (
     is_bad_frame,
     log_problems,
 )
-from server_helpers import look, play_round, raw, room_with_people, start, wait_online, ws_url
+from server_helpers import look, my_turn, play_round, raw, room_with_people, start, wait_online, ws_url
 from web_helpers import ServerProcess, serving
 
 KNOWN_CODES = {
@@ -287,9 +287,13 @@ class Harness:
             await holder.__aenter__()
         await wait_online(holders[0], [0, 1])
         await start(*holders)
-        state = await look(base, code)
-        mover = state["game"]["turn"]
-        await holders[mover].until(lambda s: s["seq"] >= state["seq"], 10)
+        while True:  # until the table waits for the mover's choice: then only an accepted frame changes the room
+            state = await look(base, code)
+            mover = state["game"]["turn"]
+            seen = await holders[mover].until(lambda s, now=state["seq"]: s["seq"] >= now, 10)
+            if seen["seq"] == state["seq"] and my_turn(seen):
+                break
+            await asyncio.sleep(0.01)
         token = tokens[mover]
         room = FuzzedRoom(
             base,
@@ -304,7 +308,7 @@ class Harness:
             },
             {Move.parse(move) for move in holders[mover].state["view"]["legal"]},
             state["seq"],
-            (state["room"], state["game"]),
+            shared(state),
         )
         harness = cls(room, tally, holders)
         split = {"mover": VOLUME.pool // 2, "other": VOLUME.pool // 6, "watcher": VOLUME.pool // 3}
@@ -379,7 +383,7 @@ class Harness:
     def check(self, state: dict[str, Any], seen_by: str) -> None:
         if state["seq"] < self.room.since:
             return  # sent before the last change found, to a connection that reads slowly
-        public = (state["room"], state["game"])
+        public = shared(state)
         if public != self.room.public:
             before_moves = (self.room.public[1] or {}).get("moves")
             detail = (
@@ -497,6 +501,12 @@ class Harness:
         for holder in self.holders:
             await holder.close()
         return matches
+
+
+def shared(state: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """ROOM and GAME of a state as every reader gets them (a spectator's GAME also carries his move log)."""
+    game = state["game"]
+    return state["room"], None if game is None else {key: value for key, value in game.items() if key != "log"}
 
 
 async def play_a_match(base: str, code: str, tokens: list[str], stop: asyncio.Event, tally: Tally) -> int:

@@ -142,7 +142,8 @@ def test_a_game_in_progress_comes_back_after_a_restart(tmp_path: Path) -> None:
 
     async def main() -> None:
         async with serving(db) as base:
-            code, tokens = await room_with_people(base, 2, name="Anna", players=2, pace=0)
+            # The people make every move themselves, their only ones too, before the table would (pace 5 s).
+            code, tokens = await room_with_people(base, 2, name="Anna", players=2, pace=5)
             async with RoomClient(base, code, tokens[0]) as anna, RoomClient(base, code, tokens[1], "de") as ben:
                 clients = [anna, ben]
                 await wait_online(anna, [0, 1])

@@ -21,7 +21,7 @@ from elferraus.cli.main import main as cli
 from elferraus.i18n import tr
 from elferraus.server.client import RoomClient, create_room
 from elferraus.server.sqlite import BUSY_TIMEOUT, RoomRow, SqliteDatabase
-from server_helpers import get, look, room_with_people, send_move, start, wait_online
+from server_helpers import chooser, get, look, room_with_people, send_move, start, wait_online
 from web_helpers import serving
 
 
@@ -39,9 +39,13 @@ def locked(db: str) -> Iterator[None]:
 
 @asynccontextmanager
 async def two_people(db: str, **settings: object) -> AsyncIterator[tuple[str, str, list[RoomClient]]]:
-    """A server with a started game of two people; yields its base, the room code and both clients."""
+    """A server with a started game of two people; yields its base, the room code and both clients.
+
+    The table makes a person's only legal move after the room's pace, 5 s here: the tests make their
+    moves (those too) themselves well before, so every move they count is theirs."""
+    settings.setdefault("pace", 5)
     async with serving(db) as base:
-        code, tokens = await room_with_people(base, 2, name="Anna", players=2, pace=0, **settings)
+        code, tokens = await room_with_people(base, 2, name="Anna", players=2, **settings)
         async with RoomClient(base, code, tokens[0]) as anna, RoomClient(base, code, tokens[1], "de") as ben:
             await wait_online(anna, [0, 1])
             await start(anna, ben)
@@ -67,8 +71,8 @@ def test_a_move_the_database_refuses_changes_nothing_and_may_be_sent_again(tmp_p
             other_code, other_tokens = await room_with_people(base, 1, name="Olga", players=2, pace=0)
             async with RoomClient(base, other_code, other_tokens[0]) as olga:
                 await olga.until(lambda s: True)
-                anna = clients[0]
-                mover = clients[anna.state["game"]["turn"]]
+                # a move the person chooses (the table makes the opening 11 for its holder first)
+                mover = await chooser(clients)
                 state = mover.state
                 assert state is not None
                 before = await look(base, code)

@@ -27,6 +27,7 @@ from server_helpers import (
     act,
     game_of,
     look,
+    my_turn,
     play_round,
     raw,
     room_with_people,
@@ -83,8 +84,11 @@ class Table:
 
 @contextlib.asynccontextmanager
 async def two_people(tmp_path: Path, **settings: Any) -> AsyncIterator[Table]:
+    """Anna and Ben at a two-seat table. The table makes a person's only legal move (the opening 11, say)
+    after the room's pace, 5 s here: long enough for a test to make it, or to try another, first."""
+    settings.setdefault("pace", 5)
     async with serving(str(tmp_path / "rooms.db")) as base:
-        code, tokens = await room_with_people(base, 2, name="Anna", players=2, pace=0, **settings)
+        code, tokens = await room_with_people(base, 2, name="Anna", players=2, **settings)
         async with RoomClient(base, code, tokens[0], "en") as anna, RoomClient(base, code, tokens[1], "de") as ben:
             await wait_online(anna, [0, 1])
             await start(anna, ben)
@@ -294,6 +298,32 @@ def test_only_the_host_starts_and_only_once(tmp_path: Path) -> None:
 
 
 # -- moves ------------------------------------------------------------------------
+
+
+def test_a_persons_only_move_is_made_for_him_at_the_rooms_pace(tmp_path: Path) -> None:
+    """The opening 11 is the starter's only legal move: the room says it will make it (``making``, and the
+    note as the prompt), makes it after its pace, and then says it did (``made_for``), in his language."""
+
+    async def main() -> None:
+        async with two_people(tmp_path, pace=2.0) as table:
+            starter = table.mover
+            other = table.waiter
+            view = starter.state["view"]
+            (opening,) = view["legal"]
+            assert view["making"] == opening
+            note = {"key": "auto_open", "params": {"card": opening}}
+            assert view["prompt"] == note
+            assert view["made_for"] is None
+            assert not my_turn(starter.state)
+            assert other.state["view"]["making"] is None
+            after = await starter.until(lambda s: len(s["game"]["moves"]) == 1, 10)
+            assert after["game"]["moves"] == [f"{table.seat(starter)} {opening}"]
+            assert after["view"]["making"] is None
+            assert after["view"]["made_for"] == note
+            seen = await other.until(lambda s: len(s["game"]["moves"]) == 1, 10)
+            assert seen["view"]["made_for"] is None  # a note for the one it was made for only
+
+    asyncio.run(main())
 
 
 def test_an_accepted_move_reaches_everybody(tmp_path: Path) -> None:

@@ -106,6 +106,12 @@ def forced_note(move: Move, *, opening: bool) -> Message:
     return ("auto_open" if opening else "auto_lay"), {"card": str(move)}
 
 
+def forced_line(move: Move, *, opening: bool, lang: Lang) -> str:
+    """:func:`forced_note` in words."""
+    key, params = forced_note(move, opening=opening)
+    return tr(key, lang, **params)
+
+
 def status_line(view: SeatView, lang: Lang) -> str:
     """What the player may do now, in words."""
     key, params = status(view)

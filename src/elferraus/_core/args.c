@@ -89,6 +89,16 @@ Py_ssize_t er_int_items(PyObject *value, const char *name, const char *item_name
     return n;
 }
 
+/* The rules' two switches (must_play, after_draw == "end") as C flags, by Python truth; -1 with the error set. */
+int er_switch_args(PyObject *must_play_arg, PyObject *ends_arg, int *must_play, int *ends_after_draw) {
+    *must_play = PyObject_IsTrue(must_play_arg);
+    if (*must_play < 0) {
+        return -1;
+    }
+    *ends_after_draw = PyObject_IsTrue(ends_arg);
+    return *ends_after_draw < 0 ? -1 : 0;
+}
+
 int er_rules_args(PyObject *colors_arg, PyObject *max_draws_arg, int *colors, int *max_draws) {
     long long value;
     if (er_ll_arg(colors_arg, "colors", &value) < 0) {
@@ -325,12 +335,8 @@ int er_root_args(game_t *g, const hidden_t *h, mask_t unknown, PyObject *fit_arg
             return -1;
         }
     }
-    int must_play = PyObject_IsTrue(must_play_arg);
-    if (must_play < 0) {
-        return -1;
-    }
-    int ends_after_draw = PyObject_IsTrue(ends_arg);
-    if (ends_after_draw < 0) {
+    int must_play, ends_after_draw;
+    if (er_switch_args(must_play_arg, ends_arg, &must_play, &ends_after_draw) < 0) {
         return -1;
     }
     memset(g, 0, sizeof(*g));

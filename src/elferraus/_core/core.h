@@ -436,6 +436,7 @@ int er_seed_arg(PyObject *value, uint64_t *out);
 PyObject *er_int_seq(PyObject *value, const char *name);
 Py_ssize_t er_int_items(PyObject *value, const char *name, const char *item_name, long long *out, Py_ssize_t cap);
 int er_rules_args(PyObject *colors_arg, PyObject *max_draws_arg, int *colors, int *max_draws);
+int er_switch_args(PyObject *must_play_arg, PyObject *ends_arg, int *must_play, int *ends_after_draw);
 int er_policies_arg(PyObject *value, int players, int8_t *out);
 int er_hidden_args(hidden_t *h, PyObject *seat_arg, PyObject *hand_arg, PyObject *counts_arg, PyObject *pile_arg,
                    PyObject *unknown_arg, PyObject *weights, mask_t *unknown_out);

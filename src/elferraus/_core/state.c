@@ -56,12 +56,8 @@ static int CoreState_init(CoreState *self, PyObject *args, PyObject *kwds) {
         PyErr_Format(PyExc_ValueError, "max_draws must not be negative, not %d", max_draws);
         return -1;
     }
-    int must_play = PyObject_IsTrue(must_play_arg);
-    if (must_play < 0) {
-        return -1;
-    }
-    int ends_after_draw = PyObject_IsTrue(ends_arg);
-    if (ends_after_draw < 0) {
+    int must_play, ends_after_draw;
+    if (er_switch_args(must_play_arg, ends_arg, &must_play, &ends_after_draw) < 0) {
         return -1;
     }
 

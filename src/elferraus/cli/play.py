@@ -17,7 +17,7 @@ from elferraus.saving import read_save_file, write_save_file
 from elferraus.seating import PERSON, computer_levels, seat_name
 from elferraus.session import Seat, Table, TableSetup
 from elferraus.view import SeatView
-from elferraus.words import describe_move, hand_text, row_lines, status_line
+from elferraus.words import describe_move, forced_line, hand_text, row_lines, status_line
 
 HUMAN = 0
 DRAW_WORDS = {"d", "draw", "z", "ziehen"}
@@ -156,7 +156,7 @@ class PromptGame:
             forced = table.made_for_person()
             if forced is not None:
                 self.show_table(table.game.view(HUMAN))
-                self.say(made_for_words(forced, table.game.move_count == 0, self.lang))
+                self.say(forced_line(forced, opening=table.game.move_count == 0, lang=self.lang))
             move = table.automatic_move()
             assert move is not None  # nobody is asked, so the table moves by itself
             table.play(move)
@@ -199,15 +199,6 @@ class PromptGame:
             if table.match.is_over():
                 return
             table.next_round()
-
-
-def made_for_words(move: Move, opening: bool, lang: Lang) -> str:
-    """What was done for the person, in the terminal game's words."""
-    if move is PASS:
-        return tr("auto_pass", lang)
-    if move is DRAW:
-        return tr("auto_draw", lang)
-    return tr("auto_open" if opening else "auto_lay", lang, card=move)
 
 
 def _levels(args: argparse.Namespace, parser: argparse.ArgumentParser) -> list[str]:

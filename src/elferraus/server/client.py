@@ -125,6 +125,10 @@ class RoomClient:
 
     @property
     def my_turn(self) -> bool:
-        """True if the newest state says this seat may act."""
+        """True if the newest state says this seat chooses a move now (not while the table makes its only
+        legal move for it: ``making``)."""
         state = self.state
-        return bool(state and state["view"] and state["view"]["legal"] and state["room"]["status"] == "playing")
+        view = state["view"] if state else None
+        return bool(
+            state and view and view["legal"] and view["making"] is None and state["room"]["status"] == "playing"
+        )

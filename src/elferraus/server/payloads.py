@@ -105,29 +105,36 @@ def _last_lay(moves: Sequence[str]) -> dict[str, Any] | None:
     return None if laid is None else {"seat": laid[0], "card": str(laid[1])}
 
 
-def view_payload(view: SeatView, *, made_for: Move | None = None) -> dict[str, Any]:
+def view_payload(view: SeatView, *, made_for: Move | None = None, making: Move | None = None) -> dict[str, Any]:
     """A seat's ``VIEW``: the bot protocol's view plus what only this seat reads.
 
-    ``legal``: its legal moves; ``prompt``: on its turn, what it may do now
-    (the status line, from :func:`elferraus.words.status`); ``log``: the move
-    log as this seat reads it (its own moves as "you", its own draws with the
-    card); ``made_for``: ``made_for``, the move the table made for this seat
-    because it was its only legal move, as a note (else null).
+    ``legal``: its legal moves; ``making``: ``making``, the only legal move
+    the table is about to make for it (:meth:`Table.made_for_person`), else
+    null; ``prompt``: on its turn, what it may do now (the status line,
+    :func:`elferraus.words.status`), or while ``making`` the note saying so;
+    ``log``: the move log as this seat reads it (its own moves as "you", its
+    own draws with the card); ``made_for``: ``made_for``, the move the table
+    made for this seat because it was its only legal move, as a note (else null).
     """
-    data = _view_fields(view, made_for)
+    data = _view_fields(view, made_for, making)
     data["log"] = [_log_entry(text, view.seat, True) for text in view.moves]
     return data
 
 
-def view_text(view: SeatView, *, made_for: Move | None = None) -> str:
+def view_text(view: SeatView, *, made_for: Move | None = None, making: Move | None = None) -> str:
     """:func:`view_payload` as compact JSON text, the same data; the log joined from its lines' cached text."""
-    return f'{_json(_view_fields(view, made_for))[:-1]},"log":{_log_text(view.moves, view.seat, True)}}}'
+    return f'{_json(_view_fields(view, made_for, making))[:-1]},"log":{_log_text(view.moves, view.seat, True)}}}'
 
 
-def _view_fields(view: SeatView, made_for: Move | None) -> dict[str, Any]:
+def _view_fields(view: SeatView, made_for: Move | None, making: Move | None) -> dict[str, Any]:
     data = view.to_dict()
     data["legal"] = [str(move) for move in view.legal]
-    data["prompt"] = message(status(view)) if view.legal else None
+    data["making"] = None if making is None else str(making)
+    data["prompt"] = None
+    if making is not None:
+        data["prompt"] = message(forced_note(making, opening=not view.moves))
+    elif view.legal:
+        data["prompt"] = message(status(view))
     data["made_for"] = None
     if made_for is not None:
         opening = made_for.card is not None and bool(view.moves) and view.moves[0] == f"{view.seat} {made_for}"

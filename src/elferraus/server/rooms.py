@@ -168,12 +168,14 @@ class Room:
         """Called after every change (the connections, which then send their ``state``)."""
         self._wake = asyncio.Event()
         self._driver: asyncio.Task[None] | None = None
-        self.new_seed: Callable[[], int] = lambda: secrets.randbits(62)
-        """Where a new match's seed comes from (a test may fix it)."""
         self._cache: dict[tuple[int, int | None], str] = {}
         self._shared: tuple[int, str, dict[str, Any] | None, dict[bool, str]] = (-1, "", None, {})
         self._lock = asyncio.Lock()
         """Held by every change: a change awaits the store, and no other may start from the state it began with."""
+
+    def new_seed(self) -> int:
+        """The seed a new match is dealt from: random, and never told to anybody (a test may replace it)."""
+        return secrets.randbits(62)
 
     # -- who is who -----------------------------------------------------------
 
@@ -238,7 +240,9 @@ class Room:
             room, game = self._shared_texts(spectator=seat is None)
             view = "null"
             if seat is not None and self.table is not None:
-                view = view_text(self.table.game.view(seat), made_for=self.table.last_made_for(seat))
+                table = self.table
+                making = table.made_for_person() if table.game.turn == seat else None
+                view = view_text(table.game.view(seat), made_for=table.last_made_for(seat), making=making)
             seat_text = "null" if seat is None else str(seat)
             text = f'{{"type":"state","seq":{self.seq},"seat":{seat_text},"room":{room},"view":{view},"game":{game}}}'
             if len(self._cache) > 64:
@@ -460,18 +464,22 @@ class Room:
                 await self._driver
 
     async def _drive(self) -> None:
-        """Let the table make every move that waits for nobody, at the room's pace; wait while a person chooses."""
+        """Let the table make every move that waits for nobody, at the room's pace; wait while a person chooses.
+
+        The moves that wait for nobody: a computer's, and a person's only legal move
+        (:meth:`Table.made_for_person`, the rule of every front end), made at the same pace so that
+        the person sees his turn go on.
+        """
         while self.status == "playing" and self.table is not None:
             table = self.table
             game = table.game
-            seat = game.turn
-            if seat not in table.bots:
-                # A person's only legal move is left to him on the web for now (the terminal front ends make it
-                # for him, Table.made_for_person); the room waits for him, or for his stand-in once he is away.
+            seat = table.waiting_for()
+            if seat is not None:
                 await self._wait_for_person(seat)
                 continue
+            seat = game.turn
             at = game.move_count
-            player = table.bots[seat]
+            player = table.bots.get(seat)
             await asyncio.sleep(self.settings.pace)
             if self.table is not table or table.game is not game or game.move_count != at:
                 continue
@@ -481,8 +489,9 @@ class Room:
             if move is not None:
                 await self._automatic_moves(game, at, seat, player, move)
 
-    async def _automatic_moves(self, game: Game, at: int, seat: int, player: Bot, move: Move) -> None:
-        """Make a move the table made without a person's choice, retrying with backoff while the store refuses it."""
+    async def _automatic_moves(self, game: Game, at: int, seat: int, player: Bot | None, move: Move) -> None:
+        """Make a move the table made without a person's choice (``player``: the computer that chose it, or None
+        for a person's only move), retrying with backoff while the store refuses it."""
         delay = RETRY_FIRST
         failures = 0
         while True:
@@ -490,7 +499,8 @@ class Room:
             async def change() -> None:
                 assert self.table is not None
                 unchanged = self.status == "playing" and self.table.game is game and game.move_count == at
-                if unchanged and self.table.bots.get(seat) is player:  # a person back in time plays himself
+                # A person back in time plays himself; a person's only move is the same whoever makes it.
+                if unchanged and self.table.bots.get(seat) is player:
                     await self._push(move)
 
             try:

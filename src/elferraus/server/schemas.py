@@ -148,7 +148,12 @@ class NewRoom(_Input):
         return seats
 
     away: float = Field(60.0, ge=5, le=3600, description="seconds a person may be away on his turn")
-    pace: float = Field(0.8, ge=0, le=5, description="seconds a computer waits before each move")
+    pace: float = Field(
+        0.8,
+        ge=0,
+        le=5,
+        description="seconds a computer waits before each move (and the table before a person's only move)",
+    )
 
 
 class Join(_Input):

@@ -29,7 +29,7 @@ from elferraus.moves import DRAW, PASS, Move
 from elferraus.tui.dialogs import HandoffScreen
 from elferraus.tui.keys import localize_bindings
 from elferraus.tui.widgets import HandView, OpponentsView, RowsView, SeatLine
-from elferraus.words import describe_turn, is_opening, last_lay, last_turns, log_line, status_line
+from elferraus.words import describe_turn, forced_line, is_opening, last_lay, last_turns, log_line, status_line
 
 if TYPE_CHECKING:
     from elferraus.tui.app import ElferRausApp
@@ -224,13 +224,7 @@ class TableScreen(Screen[None]):
         self._log_new_moves()
 
     def _note_forced(self, move: Move) -> None:
-        lang = self.elf.lang
-        if move is PASS:
-            note = tr("auto_pass", lang)
-        elif move is DRAW:
-            note = tr("auto_draw", lang)
-        else:
-            note = tr("auto_open" if self.elf.table.game.move_count == 0 else "auto_lay", lang, card=move)
+        note = forced_line(move, opening=self.elf.table.game.move_count == 0, lang=self.elf.lang)
         self.query_one("#note", Static).update(note)
         self._forced_note = True
 

@@ -54,7 +54,8 @@ export function buildModel(state, knownSeat = null) {
     hasGame: Boolean(game),
     rules: game ? game.rules : null,
     hand: view ? sortCards(view.hand || []) : null,
-    legal: view ? view.legal || [] : [],
+    /** The moves the reader may choose now: none while the table makes his only legal move (`making`). */
+    legal: view && !view.making ? view.legal || [] : [],
     prompt: view ? view.prompt ?? null : null,
     madeFor: view ? view.made_for ?? null : null,
     rows: (game && game.rows) || {},
