@@ -25,6 +25,7 @@ from elferraus.server.client import RoomClient
 from server_helpers import (
     OVER,
     act,
+    chooser,
     game_of,
     look,
     my_turn,
@@ -701,12 +702,11 @@ def test_a_computer_stands_in_for_an_absent_person(tmp_path: Path) -> None:
                 await ben.__aenter__()
                 await wait_online(anna, [0, 1])
                 await start(anna, ben)
-                # Anna plays until it is Ben's turn
-                while anna.state["game"]["turn"] != 1:
-                    if anna.state["view"]["legal"]:
-                        await act(anna, anna.state["view"]["legal"][0])
-                    else:
-                        await anna.until(lambda s: s["game"]["turn"] == 1 or bool(s["view"]["legal"]))
+                # Anna plays until Ben is to choose a move (the table makes his only moves itself)
+                while (mover := await chooser([anna, ben])) is anna:
+                    await act(anna, anna.state["view"]["legal"][0])
+                assert mover.state["game"]["turn"] == 1
+                await anna.until(lambda s, now=mover.state["seq"]: s["seq"] >= now)
                 made = len(anna.state["game"]["moves"])
                 await ben.close()
                 gone = time.monotonic()

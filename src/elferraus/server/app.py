@@ -254,6 +254,16 @@ def create_app(
         token = await room.join(choice.seat, choice.name)
         return JoinAnswer(seat=choice.seat, token=token, link=f"/r/{room.code}#t={token}")
 
+    async def finished_record(game: int) -> dict[str, Any]:
+        """A finished game's record from the store; a refused read or a game still running is a RoomError."""
+        try:
+            record = await lobby().store.record(game)
+        except StoreError as error:  # a read the database refused
+            raise RoomError("store_unavailable") from error
+        if record is None:
+            raise RoomError("no_game", "web_error_no_game")
+        return record
+
     @app.get(
         "/api/games/{game}/record",
         responses={400: REFUSALS[400], 404: {"model": Refusal}, 503: REFUSALS[503]},
@@ -261,12 +271,7 @@ def create_app(
     )
     async def game_record(game: Annotated[GameId, PathParameter()], lang: Language = "en") -> Response:
         """A finished game's ``elferraus/1`` record (404 while it runs)."""
-        try:
-            record = await lobby().store.record(game)
-        except StoreError as error:  # a read the database refused
-            raise RoomError("store_unavailable") from error
-        if record is None:
-            raise RoomError("no_game", "web_error_no_game")
+        record = await finished_record(game)
         headers = {"Content-Disposition": f'attachment; filename="elferraus-{game}.json"'}
         return JSONResponse(record, headers=headers)
 
@@ -277,12 +282,7 @@ def create_app(
     )
     async def game_replay(game: Annotated[GameId, PathParameter()], lang: Language = "en") -> Response:
         """Every position of a finished game, ready to draw: the replay viewer's ``REPLAY`` (404 while it runs)."""
-        try:
-            record = await lobby().store.record(game)
-        except StoreError as error:  # a read the database refused
-            raise RoomError("store_unavailable") from error
-        if record is None:
-            raise RoomError("no_game", "web_error_no_game")
+        record = await finished_record(game)
         try:
             replay = await asyncio.to_thread(replay_payload, record, game)
         except RecordError as error:  # a stored record that does not replay: nothing to show
