@@ -67,15 +67,20 @@ def my_turn(state: dict[str, Any]) -> bool:
     return bool(state["room"]["status"] == "playing" and view and view["legal"] and view["making"] is None)
 
 
-async def chooser(clients: Sequence[RoomClient], timeout: float = 15) -> RoomClient:
-    """The client whose seat chooses a move now, once one does (the table makes the only moves meanwhile);
-    every client is read while waiting."""
+async def chooser(clients: Sequence[RoomClient], timeout: float = 15, *, only_moves: bool = False) -> RoomClient:
+    """The client whose seat chooses a move now, once one does; every client is read while waiting.
+
+    Meanwhile the table makes a person's only moves (at the room's pace), or with ``only_moves`` each
+    client makes its own at once (as a client may, before the table does)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while True:
         for client in clients:
             if client.state is not None and my_turn(client.state):
                 return client
+            view = client.state["view"] if client.state else None
+            if only_moves and view and view["making"] is not None:
+                await act(client, view["making"])
         assert loop.time() < deadline, "nobody came to choose a move"
         for client in clients:
             with contextlib.suppress(TimeoutError):

@@ -309,6 +309,7 @@ class Harness:
             {Move.parse(move) for move in holders[mover].state["view"]["legal"]},
             state["seq"],
             shared(state),
+            since=state["seq"],  # the frames before it (the table's opening moves) are from before the fuzzing
         )
         harness = cls(room, tally, holders)
         split = {"mover": VOLUME.pool // 2, "other": VOLUME.pool // 6, "watcher": VOLUME.pool // 3}

@@ -71,8 +71,8 @@ def test_a_move_the_database_refuses_changes_nothing_and_may_be_sent_again(tmp_p
             other_code, other_tokens = await room_with_people(base, 1, name="Olga", players=2, pace=0)
             async with RoomClient(base, other_code, other_tokens[0]) as olga:
                 await olga.until(lambda s: True)
-                # a move the person chooses (the table makes the opening 11 for its holder first)
-                mover = await chooser(clients)
+                # a move the person chooses (each first makes his only moves, the opening 11 say, himself)
+                mover = await chooser(clients, only_moves=True)
                 state = mover.state
                 assert state is not None
                 before = await look(base, code)
