@@ -146,6 +146,11 @@ class GameMachine(RuleBasedStateMachine):
                 for text in records
             ]
             assert list(view.moves) == expected, f"seat {seat}'s view.moves differs from record_moves()"
+        hidden = [" ".join(text.split()[:2]) if " draw " in text else text for text in records]
+        assert list(game.public_moves(None)) == hidden, "the moves as no seat sees them hide every draw's card"
+        assert [game.moved(index) for index in range(game.move_count)] == [
+            (seat, move) for seat, move, _drawn in game.history()
+        ]
 
     @invariant()
     def game_state(self) -> None:

@@ -124,6 +124,11 @@ def test_view_moves_follow_undo_and_other_moves() -> None:
     assert game.record_moves() == ["0 R10", "0 pass"]
     assert game.view(1).moves == ("0 R10", "0 pass")
     assert game.public_moves(0) == ("0 R10", "0 pass")
+    assert game.public_moves(None) == ("0 R10", "0 pass")
+    assert [game.moved(index) for index in range(2)] == [(0, Move.parse("R10")), (0, Move.parse("pass"))]
+    for index in (2, -1):
+        with pytest.raises(IndexError):
+            game.moved(index)
 
 
 def test_view_moves_after_random_undo() -> None:

@@ -214,6 +214,18 @@ class Game(_Core):
             entries.append((seat, move, self._drawn_at(index)))
         return entries
 
+    def moved(self, index: int) -> tuple[int, Move]:
+        """Move ``index`` of the history (0 is the first): the seat that made it, and the move (a draw
+        without its card: see :meth:`history`).
+
+        Raises:
+            IndexError: there is no such move.
+        """
+        if not 0 <= index < self._stack_size():
+            raise IndexError(f"move {index} of {self._stack_size()}")
+        move, seat, *_ = self._stack_entry(index)
+        return seat, move
+
     def _drawn_at(self, index: int) -> Card | None:
         """The card drawn by move ``index`` of the stack, if it is a draw."""
         if self._stack_entry(index)[0].code != DRAW_CODE:
@@ -227,11 +239,12 @@ class Game(_Core):
         """Every move so far in record notation: ``"2 R10"``, ``"1 draw Y4"``, ``"0 pass"``."""
         return [_move_text(seat, move, drawn) for seat, move, drawn in self.history()]
 
-    def public_moves(self, seat: int) -> tuple[str, ...]:
-        """The moves so far as ``seat`` saw them: other seats' draws hide the card (``"3 draw"``)."""
+    def public_moves(self, seat: int | None) -> tuple[str, ...]:
+        """The moves so far as ``seat`` saw them: other seats' draws hide the card (``"3 draw"``); for
+        ``None``, as somebody who holds no hand sees them (every draw hidden)."""
         if self._logs is None:
-            self._logs = [[] for _ in range(self.players)]
-        texts = self._logs[seat]
+            self._logs = [[] for _ in range(self.players + 1)]
+        texts = self._logs[self.players if seat is None else seat]
         for index in range(len(texts), self._stack_size()):
             move, mover, *_ = self._stack_entry(index)
             texts.append(_move_text(mover, move, self._drawn_at(index) if mover == seat else None))

@@ -78,6 +78,8 @@ class Table:
     away: set[int] = field(init=False)
     """People's seats a stand-in computer plays for now."""
     _resume: tuple[Match, Game] | None = None
+    _counted: tuple[Game | None, list[int]] = field(default_factory=lambda: (None, []), init=False, repr=False)
+    """The game whose moves :meth:`_choice_counts` has counted, and the counts."""
 
     def __post_init__(self) -> None:
         self.finished = []
@@ -232,14 +234,10 @@ class Table:
         """
         if self.waiting_for() == seat or not self.is_person(seat):
             return None
-        history = self.game.history()
-        for index in range(len(history) - 1, -1, -1):
-            if history[index][0] == seat:
-                probe = self.game.copy()
-                while probe.move_count > index:
-                    probe.pop()
-                legal = probe.legal_moves()
-                return legal[0] if len(legal) == 1 else None
+        for index in range(self.game.move_count - 1, -1, -1):
+            mover, move = self.game.moved(index)
+            if mover == seat:
+                return move if self._choice_counts()[index] == 1 else None
         return None
 
     # -- computer players -----------------------------------------------------
@@ -295,26 +293,37 @@ class Table:
         """
         if self.people != (seat,) or self.game.is_over() or seat in self.away:
             return None
-        history = self.game.history()
         choices = self._choice_counts()
         chose = False
-        for index in range(len(history) - 1, 0, -1):
-            mover = history[index][0]
+        for index in range(self.game.move_count - 1, 0, -1):
+            mover = self.game.moved(index)[0]
             if mover != seat:
                 chose = False
                 continue
             chose = chose or choices[index] > 1
-            if history[index - 1][0] != seat and chose:
+            if self.game.moved(index - 1)[0] != seat and chose:
                 return index
         return None
 
     def _choice_counts(self) -> list[int]:
-        """For every move so far, how many legal moves there were to choose from."""
-        probe = self.game.copy()
-        counts = [0] * probe.move_count
-        for index in range(probe.move_count - 1, -1, -1):
-            probe.pop()
-            counts[index] = len(probe.legal_moves())
+        """For every move so far, how many legal moves there were to choose from.
+
+        Kept while the game grows (the server asks on every change), counted only for the moves
+        made since; :meth:`undo` forgets them.
+        """
+        game, counts = self._counted
+        if game is not self.game:
+            counts = []
+            self._counted = (self.game, counts)
+        del counts[self.game.move_count :]
+        missing = self.game.move_count - len(counts)
+        if missing:
+            probe = self.game.copy()
+            tail = []
+            for _ in range(missing):
+                probe.pop()
+                tail.append(len(probe.legal_moves()))
+            counts.extend(reversed(tail))
         return counts
 
     def undo(self, seat: int) -> int:
@@ -333,6 +342,7 @@ class Table:
         while self.game.move_count > target:
             self.game.pop()
             taken += 1
+        self._counted = (None, [])
         self._seat_computers()
         return taken
 

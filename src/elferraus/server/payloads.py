@@ -144,7 +144,7 @@ def _view_fields(view: SeatView, made_for: Move | None, making: Move | None) -> 
 
 def hidden_moves(game: Game) -> list[str]:
     """The history with every draw's card hidden (``"3 draw"``), as a spectator sees it."""
-    return [" ".join(text.split()[:2]) if " draw " in text else text for text in game.record_moves()]
+    return list(game.public_moves(None))
 
 
 def _computers(game: Game) -> set[int]:
