@@ -61,7 +61,9 @@ the server sustains with p99 <= ``--p99-limit`` ms (250): runs of
 ``--think``; every step divides the think time by ``--sweep-factor`` (1.5)
 while its lower bound stays >= 0.05 s (a client then sends at most 20 frames
 a second, the server's per-connection rate limit), and after that multiplies
-the rooms by it instead. It stops at the first step with p99 over the limit,
+the rooms by it instead; the rooms' pace (at which the table makes a person's
+only legal move, and computers move) is never longer than the think time's
+lower bound. It stops at the first step with p99 over the limit,
 with a failure, or where this client process used >= 90 % of its core
 (then the clients, not the server, were the limit; the table says so), or
 after ``--sweep-steps`` steps. The target rate of a step is what the rooms
@@ -201,7 +203,10 @@ def sweep_plan(settings: Settings, steps: int, factor: float) -> list[Settings]:
     plan = []
     rooms, (low, high) = settings.rooms, settings.think
     for _ in range(steps):
-        plan.append(replace(settings, rooms=rooms, think=(round(low, 4), round(high, 4))))
+        # The table makes a person's only move after the room's pace: no slower than the people move,
+        # or the pace, not the server, would set how fast the rooms can go.
+        pace = min(settings.pace, round(low, 4))
+        plan.append(replace(settings, rooms=rooms, think=(round(low, 4), round(high, 4)), pace=pace))
         if low / factor >= THINK_FLOOR:
             low, high = low / factor, high / factor
         else:

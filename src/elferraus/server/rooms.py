@@ -485,7 +485,8 @@ class Room:
                 continue
             if table.bots.get(seat) is not player:
                 continue
-            move = await asyncio.to_thread(table.automatic_move)
+            # A computer may think a while (in a worker thread); a person's only move is known at once.
+            move = table.automatic_move() if player is None else await asyncio.to_thread(table.automatic_move)
             if move is not None:
                 await self._automatic_moves(game, at, seat, player, move)
 
