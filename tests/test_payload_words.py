@@ -176,8 +176,18 @@ def test_the_payloads_sent_as_text_are_the_payloads(seed: int, rules: str, playe
         moves = hidden_moves(game)
         shared = game_payload(game, 1, moves)
         assert json.loads(game_text(shared, spectator=False)) == shared
-        assert json.loads(game_text(shared, spectator=True)) == {**shared, "log": spectator_log(moves)}
+        log = spectator_log(moves)
+        assert json.loads(game_text(shared, spectator=True)) == {**shared, "log_from": 0, "log": log}
+        start = len(moves) // 2  # a connection that has sent the first half of the log sends the rest
+        assert json.loads(game_text(shared, spectator=True, log_from=start)) == {
+            **shared,
+            "log_from": start,
+            "log": log[start:],
+        }
         for seat in range(players):
             view = game.view(seat)
             for made_for in (None, DRAW):
-                assert json.loads(view_text(view, made_for=made_for)) == view_payload(view, made_for=made_for)
+                whole = view_payload(view, made_for=made_for)
+                assert json.loads(view_text(view, made_for=made_for)) == whole
+                rest = json.loads(view_text(view, made_for=made_for, log_from=start))
+                assert rest == {**whole, "log_from": start, "log": whole["log"][start:]}

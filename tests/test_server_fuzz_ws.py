@@ -505,9 +505,10 @@ class Harness:
 
 
 def shared(state: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | None]:
-    """ROOM and GAME of a state as every reader gets them (a spectator's GAME also carries his move log)."""
+    """ROOM and GAME of a state as every reader gets them (a spectator's GAME also carries his move log,
+    from the line his connection has not had yet)."""
     game = state["game"]
-    return state["room"], None if game is None else {key: value for key, value in game.items() if key != "log"}
+    return state["room"], None if game is None else {k: v for k, v in game.items() if k not in ("log", "log_from")}
 
 
 async def play_a_match(base: str, code: str, tokens: list[str], stop: asyncio.Event, tally: Tally) -> int:

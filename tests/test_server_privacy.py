@@ -20,7 +20,7 @@ from elferraus.deal import derive_seed
 from elferraus.game import Game
 from elferraus.record import write_record
 from elferraus.rules import Rules
-from elferraus.server.client import RoomClient
+from elferraus.server.client import RoomClient, whole_log
 from server_helpers import (
     CARD_TOKEN,
     OVER,
@@ -82,8 +82,12 @@ def words_of(frames: list[str], seat: int | None) -> int:
     shared ones say nothing only a seat may know, the seat's own ones nothing of another seat's draws.
     Returns how many states of running rounds were checked."""
     checked = 0
+    previous = None
     for text in frames:
         message = json.loads(text)
+        if message["type"] == "state":
+            whole_log(message, previous)  # a connection sends each log line once
+            previous = message
         if message["type"] != "state" or message["game"] is None or message["room"]["status"] != "playing":
             continue
         game, view = message["game"], message["view"]

@@ -327,6 +327,42 @@ def test_a_persons_only_move_is_made_for_him_at_the_rooms_pace(tmp_path: Path) -
     asyncio.run(main())
 
 
+def test_a_connection_sends_each_log_line_once_and_a_new_one_the_whole_log(tmp_path: Path) -> None:
+    """Each state's log holds the lines the connection has not sent yet (from ``log_from``); together they are
+    the whole log, and a connection opened later starts with all of it."""
+
+    async def main() -> None:
+        async with serving(str(tmp_path / "rooms.db")) as base:
+            code, tokens = await room_with_people(base, 2, name="Anna", players=2, pace=0)
+            async with RoomClient(base, code, tokens[0]) as anna, RoomClient(base, code, tokens[1]) as ben:
+                await wait_online(anna, [0, 1])
+                await start(anna, ben)
+                while len(anna.state["game"]["moves"]) < 12 and anna.state["room"]["status"] == "playing":
+                    mover = await chooser([anna, ben])
+                    await act(mover, mover.state["view"]["legal"][0])
+                    await anna.until(lambda s, now=mover.state["seq"]: s["seq"] >= now)
+                settled = await chooser([anna, ben])  # the table waits: no move comes by itself now
+                await anna.until(lambda s, now=settled.state["seq"]: s["seq"] >= now)
+                sent = 0
+                for text in anna.received:
+                    frame = json.loads(text)
+                    if frame["type"] != "state" or frame["view"] is None:
+                        continue
+                    view = frame["view"]
+                    assert view["log_from"] == sent
+                    sent += len(view["log"])
+                    assert sent == len(view["moves"])
+                assert sent >= 12
+                whole = anna.state["view"]["log"]
+                assert len(whole) == len(anna.state["view"]["moves"])
+                async with RoomClient(base, code, tokens[0]) as again:
+                    first = await again.until(lambda s: s["seq"] >= anna.state["seq"])
+                    assert json.loads(again.received[-1])["view"]["log_from"] == 0
+                    assert first["view"]["log"] == whole
+
+    asyncio.run(main())
+
+
 def test_an_accepted_move_reaches_everybody(tmp_path: Path) -> None:
     async def main() -> None:
         async with two_people(tmp_path) as table, RoomClient(table.base, table.code, None) as spectator:

@@ -52,6 +52,18 @@ async def join_room(base: str, code: str, seat: int, name: str) -> dict[str, Any
     return await asyncio.to_thread(_request, base, f"/api/rooms/{code}/join", {"seat": seat, "name": name})
 
 
+def whole_log(state: dict[str, Any], previous: dict[str, Any] | None) -> None:
+    """Give ``state`` its whole move log: a connection sends each line once, so a state's log holds the
+    lines from ``log_from`` on and the lines before are the previous state's (docs/web-protocol.md)."""
+    for part in ("view", "game"):
+        shown = state.get(part)
+        if not isinstance(shown, dict) or not shown.get("log_from"):
+            continue
+        before = (previous or {}).get(part) or {}
+        shown["log"] = list(before.get("log", []))[: shown["log_from"]] + shown["log"]
+        shown["log_from"] = 0
+
+
 class RoomClient:
     """One WebSocket connection to a room, keeping the newest ``state``.
 
@@ -103,6 +115,7 @@ class RoomClient:
         self.received.append(text)
         message: dict[str, Any] = json.loads(text)
         if message.get("type") == "state":
+            whole_log(message, self.state)
             self.state = message
         elif message.get("type") == "error":
             self.errors.append(message)

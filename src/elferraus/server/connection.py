@@ -87,6 +87,8 @@ class Connection:
         self.lang: Lang = "en"
         self._outbox: deque[str] = deque()
         self._state_due = False
+        self._log_sent: tuple[int | None, int] = (None, 0)
+        """The game and the number of its log lines this connection has sent: the next state sends the rest."""
         self._wake = asyncio.Event()
         self._bucket = TokenBucket()
         self._flood = TokenBucket(FLOOD_RATE, FLOOD_LIMIT)
@@ -127,7 +129,11 @@ class Connection:
                 return
             if self._state_due:
                 self._state_due = False
-                await self.websocket.send_text(self.room.state_text(self.seat))
+                mark = self.room.log_mark()
+                game, sent = self._log_sent
+                start = sent if game == mark[0] and sent <= mark[1] else 0
+                self._log_sent = mark
+                await self.websocket.send_text(self.room.state_text(self.seat, start))
 
     # -- in -------------------------------------------------------------------
 

@@ -60,17 +60,18 @@ def _log_entry(text: str, you: int | None, show_draws: bool) -> dict[str, Any]:
 _LOG_TEXTS: dict[tuple[int | None, bool], dict[str, str]] = {}
 
 
-def _log_text(moves: Sequence[str], you: int | None, show_draws: bool) -> str:
+def _log_text(moves: Sequence[str], you: int | None, show_draws: bool, start: int = 0) -> str:
     """A move log as JSON text, joined from each line's text, made once per move: a long log is joined,
     not encoded, on every change. (At most a few thousand different lines per reader, so no bound.)"""
     known = _LOG_TEXTS.setdefault((you, show_draws), {})
+    lines = moves[start:]
     try:
-        return "[" + ",".join(map(known.__getitem__, moves)) + "]"
+        return "[" + ",".join(map(known.__getitem__, lines)) + "]"
     except KeyError:
-        for text in moves:
+        for text in lines:
             if text not in known:
                 known[text] = _json(_log_entry(text, you, show_draws))
-        return "[" + ",".join(map(known.__getitem__, moves)) + "]"
+        return "[" + ",".join(map(known.__getitem__, lines)) + "]"
 
 
 def _json(data: Any) -> str:
@@ -113,17 +114,21 @@ def view_payload(view: SeatView, *, made_for: Move | None = None, making: Move |
     null; ``prompt``: on its turn, what it may do now (the status line,
     :func:`elferraus.words.status`), or while ``making`` the note saying so;
     ``log``: the move log as this seat reads it (its own moves as "you", its
-    own draws with the card); ``made_for``: ``made_for``, the move the table
-    made for this seat because it was its only legal move, as a note (else null).
+    own draws with the card), from line ``log_from`` on (0 here: the whole
+    log); ``made_for``: ``made_for``, the move the table made for this seat
+    because it was its only legal move, as a note (else null).
     """
     data = _view_fields(view, made_for, making)
+    data["log_from"] = 0
     data["log"] = [_log_entry(text, view.seat, True) for text in view.moves]
     return data
 
 
-def view_text(view: SeatView, *, made_for: Move | None = None, making: Move | None = None) -> str:
-    """:func:`view_payload` as compact JSON text, the same data; the log joined from its lines' cached text."""
-    return f'{_json(_view_fields(view, made_for, making))[:-1]},"log":{_log_text(view.moves, view.seat, True)}}}'
+def view_text(view: SeatView, *, made_for: Move | None = None, making: Move | None = None, log_from: int = 0) -> str:
+    """:func:`view_payload` as compact JSON text, the same data but the log only from line ``log_from`` on
+    (the lines a connection was not sent yet); the log joined from its lines' cached text."""
+    log = _log_text(view.moves, view.seat, True, log_from)
+    return f'{_json(_view_fields(view, made_for, making))[:-1]},"log_from":{log_from},"log":{log}}}'
 
 
 def _view_fields(view: SeatView, made_for: Move | None, making: Move | None) -> dict[str, Any]:
@@ -222,12 +227,14 @@ def spectator_log(moves: Sequence[str]) -> list[dict[str, Any]]:
     return [_log_entry(text, None, False) for text in moves]
 
 
-def game_text(game: Mapping[str, Any], *, spectator: bool) -> str:
-    """A :func:`game_payload` as compact JSON text; a spectator's with its :func:`spectator_log`."""
+def game_text(game: Mapping[str, Any], *, spectator: bool, log_from: int = 0) -> str:
+    """A :func:`game_payload` as compact JSON text; a spectator's with its :func:`spectator_log` from line
+    ``log_from`` on."""
     text = _json(game)
     if not spectator:
         return text
-    return f'{text[:-1]},"log":{_log_text(game["moves"], None, False)}}}'
+    log = _log_text(game["moves"], None, False, log_from)
+    return f'{text[:-1]},"log_from":{log_from},"log":{log}}}'
 
 
 # -- the replay of a finished game ---------------------------------------------------

@@ -168,8 +168,8 @@ class Room:
         """Called after every change (the connections, which then send their ``state``)."""
         self._wake = asyncio.Event()
         self._driver: asyncio.Task[None] | None = None
-        self._cache: dict[tuple[int, int | None], str] = {}
-        self._shared: tuple[int, str, dict[str, Any] | None, dict[bool, str]] = (-1, "", None, {})
+        self._cache: dict[tuple[int, int | None, int], str] = {}
+        self._shared: tuple[int, str, dict[str, Any] | None, dict[tuple[bool, int], str]] = (-1, "", None, {})
         self._lock = asyncio.Lock()
         """Held by every change: a change awaits the store, and no other may start from the state it began with."""
 
@@ -228,21 +228,23 @@ class Room:
             "host": 0,
         }
 
-    def state_text(self, seat: int | None) -> str:
-        """The ``state`` message for a client of ``seat`` (None: a spectator), as JSON text.
+    def state_text(self, seat: int | None, log_from: int = 0) -> str:
+        """The ``state`` message for a client of ``seat`` (None: a spectator), as JSON text, its move log
+        from line ``log_from`` on (a connection sends each line once: :meth:`log_mark`).
 
         ``ROOM`` and ``GAME`` are the same for every player, so they are encoded once per change and
         spliced into each seat's message; only ``VIEW`` is encoded per seat.
         """
-        key = (self.seq, seat)
+        key = (self.seq, seat, log_from)
         text = self._cache.get(key)
         if text is None:
-            room, game = self._shared_texts(spectator=seat is None)
+            room, game = self._shared_texts(seat is None, log_from)
             view = "null"
             if seat is not None and self.table is not None:
                 table = self.table
                 making = table.made_for_person() if table.game.turn == seat else None
-                view = view_text(table.game.view(seat), made_for=table.last_made_for(seat), making=making)
+                made_for = table.last_made_for(seat)
+                view = view_text(table.game.view(seat), made_for=made_for, making=making, log_from=log_from)
             seat_text = "null" if seat is None else str(seat)
             text = f'{{"type":"state","seq":{self.seq},"seat":{seat_text},"room":{room},"view":{view},"game":{game}}}'
             if len(self._cache) > 64:
@@ -250,11 +252,16 @@ class Room:
             self._cache[key] = text
         return text
 
-    def _shared_texts(self, *, spectator: bool) -> tuple[str, str]:
+    def log_mark(self) -> tuple[int | None, int]:
+        """The game shown now and how many lines its move log has: a connection that has sent the log of
+        this mark sends the next state's from there (``log_from``)."""
+        return (self.game_id, self.table.game.move_count) if self.table is not None else (None, 0)
+
+    def _shared_texts(self, spectator: bool, log_from: int) -> tuple[str, str]:
         """``ROOM`` and ``GAME`` of the current ``seq`` as JSON text, built once per change.
 
-        A spectator's ``GAME`` also carries the move log as a spectator reads it; a player reads his own
-        in ``VIEW``.
+        A spectator's ``GAME`` also carries the move log as a spectator reads it (from ``log_from``);
+        a player reads his own in ``VIEW``.
         """
         if self._shared[0] != self.seq:
             game = None
@@ -263,9 +270,10 @@ class Room:
                 game = game_payload(current, self.game_id, hidden_moves(current), stand_ins=self.table.away)
             self._shared = (self.seq, json.dumps(self.room_payload(), separators=(",", ":")), game, {})
         _, room, game, texts = self._shared
-        text = texts.get(spectator)
+        key = (spectator, log_from if spectator else 0)
+        text = texts.get(key)
         if text is None:
-            text = texts[spectator] = "null" if game is None else game_text(game, spectator=spectator)
+            text = texts[key] = "null" if game is None else game_text(game, spectator=spectator, log_from=log_from)
         return room, text
 
     def _changed(self) -> None:

@@ -78,8 +78,9 @@ export class RoomScreen {
   }
 
   onState(frame) {
-    // Every state is the whole truth, in order on one connection; after a
-    // reconnect (even to a restarted server) the newest one simply wins.
+    // Every state is the whole truth (its move log continues the one before
+    // on this connection), in order; after a reconnect (even to a restarted
+    // server) the newest one simply wins.
     this.clearPending();
     const model = takeFrame(frame);
     if (model.me !== null && model.me !== page.seat && page.token) {

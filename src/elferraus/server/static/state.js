@@ -1,6 +1,7 @@
 // The state of the page, in one place: the room it shows, the reader's token
 // and seat there, and the newest `state` frame of that room with the model
-// the screens draw from it. Every frame is the whole truth: the newest wins.
+// the screens draw from it. Every frame is the whole truth, the newest wins (but for the move log,
+// whose earlier lines the connection sent before).
 
 import { seatName } from "./i18n.js";
 import { sortCards } from "./board.js";
@@ -21,8 +22,21 @@ export function enterRoom(code, token, seat) {
 
 /** Take the newest `state` frame; returns the model drawn from it. */
 export function takeFrame(frame) {
-  page.frame = frame;
+  page.frame = withWholeLog(frame, page.frame);
   return remodel();
+}
+
+/** A connection sends each log line once: a frame's `log` holds the lines from `log_from` on, the lines
+ * before are the previous frame's (a new connection starts at 0). */
+function withWholeLog(frame, previous) {
+  for (const part of ["view", "game"]) {
+    const shown = frame[part];
+    if (!shown || !shown.log_from) continue;
+    const before = (previous && previous[part] && previous[part].log) || [];
+    shown.log = before.slice(0, shown.log_from).concat(shown.log);
+    shown.log_from = 0;
+  }
+  return frame;
 }
 
 /** The model of the newest frame again (after a change of language: the names of computers change). */
