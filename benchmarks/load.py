@@ -62,8 +62,9 @@ the server sustains with p99 <= ``--p99-limit`` ms (250): runs of
 while its lower bound stays >= 0.05 s (a client then sends at most 20 frames
 a second, the server's per-connection rate limit), and after that multiplies
 the rooms by it instead; the rooms' pace (at which the table makes a person's
-only legal move, and computers move) is never longer than the think time's
-lower bound. It stops at the first step with p99 over the limit,
+only legal move, and computers move) is the step's mean think time, so a step
+plays as many moves as when people made their only moves themselves. It
+stops at the first step with p99 over the limit,
 with a failure, or where this client process used >= 90 % of its core
 (then the clients, not the server, were the limit; the table says so), or
 after ``--sweep-steps`` steps. The target rate of a step is what the rooms
@@ -203,9 +204,10 @@ def sweep_plan(settings: Settings, steps: int, factor: float) -> list[Settings]:
     plan = []
     rooms, (low, high) = settings.rooms, settings.think
     for _ in range(steps):
-        # The table makes a person's only move after the room's pace: no slower than the people move,
-        # or the pace, not the server, would set how fast the rooms can go.
-        pace = min(settings.pace, round(low, 4))
+        # The table makes a person's only move after the room's pace: as fast as the people move on
+        # average, so that a step plays as many moves as when people made those moves themselves (a
+        # fixed pace would let the pace, not the server, set how fast the rooms can go).
+        pace = round((low + high) / 2, 4)
         plan.append(replace(settings, rooms=rooms, think=(round(low, 4), round(high, 4)), pace=pace))
         if low / factor >= THINK_FLOOR:
             low, high = low / factor, high / factor
