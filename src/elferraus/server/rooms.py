@@ -128,22 +128,20 @@ class SeatState:
     online: int = 0
     """Open connections holding this seat's token."""
     offline_since: float = field(default_factory=time.monotonic)
-    auto: bool = False
-    """A computer is playing for this absent person."""
 
     def row(self) -> SeatRow:
         """As stored."""
         return SeatRow(self.seat, self.name, self.kind, self.level, self.token_hash)
 
-    def public(self) -> dict[str, Any]:
-        """As every client sees it."""
+    def public(self, *, auto: bool) -> dict[str, Any]:
+        """As every client sees it; ``auto``: a computer plays for this absent person now."""
         return {
             "seat": self.seat,
             "name": self.name,
             "kind": self.kind,
             "level": self.level,
             "online": self.online > 0 if self.kind == "person" else self.kind == "computer",
-            "auto": self.auto,
+            "auto": auto,
         }
 
 
@@ -195,10 +193,8 @@ class Room:
             return
         state = self.seats[seat]
         state.online += 1
-        if state.auto:
-            state.auto = False
-            if self.table is not None:
-                self.table.come_back(seat)
+        if self.table is not None and seat in self.table.away:
+            self.table.come_back(seat)
         self._changed()
 
     def disconnect(self, seat: int | None) -> None:
@@ -216,13 +212,14 @@ class Room:
     def room_payload(self) -> dict[str, Any]:
         """``ROOM``: what everybody may know about the room."""
         match = self.table.match if self.table is not None else None
+        away = self.table.away if self.table is not None else set()
         scores = [list(row) for row in match.scores] if match is not None else []
         return {
             "code": self.code,
             "status": self.status,
             **self.settings.to_dict(),
             "round": len(scores) + (1 if self.status == "playing" else 0),
-            "seats": [state.public() for state in self.seats],
+            "seats": [state.public(auto=state.seat in away) for state in self.seats],
             "scores": scores,
             "totals": match.totals if match is not None else [0] * self.settings.players,
             "host": 0,
@@ -434,8 +431,6 @@ class Room:
             if new is not old:
                 old.name, old.kind, old.level = new.name, new.kind, new.level
         self.table = table
-        for state in self.seats:
-            state.auto = False  # a new match: everybody plays himself until away again
         self._set_status("playing")
 
     async def _store_game(self, table: Table, seats: list[SeatRow]) -> int:
@@ -491,7 +486,7 @@ class Room:
             await asyncio.sleep(self.settings.pace)
             if self.table is not table or table.game is not game or game.move_count != at:
                 continue
-            if table.bots.get(seat) is not player:
+            if table.bots.get(seat) is not player:  # a stand-in came or went meanwhile
                 continue
             # A computer may think a while (in a worker thread); a person's only move is known at once.
             move = table.automatic_move() if player is None else await asyncio.to_thread(table.automatic_move)
@@ -537,8 +532,7 @@ class Room:
         try:
             await asyncio.wait_for(self._wake.wait(), timeout)
         except TimeoutError:
-            if state.online == 0 and not state.auto and self.table is not None:
-                state.auto = True
+            if state.online == 0 and self.table is not None and seat not in self.table.away:
                 self.table.stand_in(seat)
                 self._changed()
 
