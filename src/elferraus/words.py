@@ -250,12 +250,7 @@ def log_line(text: str, names: Sequence[str], lang: Lang, *, you: int | None, sh
 
 def is_opening(moves: Sequence[str], seat: int) -> bool:
     """True if ``seat``'s last turn is the game's first move (the opening 11) alone."""
-    return (
-        bool(moves)
-        and len(moves) >= 1
-        and int(moves[0].split()[0]) == seat
-        and all(int(text.split()[0]) != seat for text in moves[1:])
-    )
+    return bool(moves) and int(moves[0].split()[0]) == seat and all(int(text.split()[0]) != seat for text in moves[1:])
 
 
 def last_laid(moves: Sequence[str]) -> tuple[int, Card] | None:
