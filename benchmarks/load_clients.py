@@ -120,6 +120,7 @@ class Player:
         "game_id",
         "host",
         "legal",
+        "moves",
         "moves_len",
         "policy",
         "ready",
@@ -151,6 +152,7 @@ class Player:
         self.status = ""
         self.legal: list[str] = []
         self.game_id: int | None = None
+        self.moves: list[str] = []
         self.moves_len = 0
         self.awaiting: Sent | None = None
         self.timer: asyncio.TimerHandle | None = None
@@ -182,8 +184,15 @@ class Player:
         self.status = message["room"]["status"]
         # Not while the table makes his only legal move for him (``making``; absent from older servers).
         self.legal = view["legal"] if view and view.get("making") is None else []
+        # A connection is sent each move once: the moves before ``log_from`` are those of the states before
+        # (absent from older servers, which send them all).
+        game_id = game["id"] if game else None
+        start = game.get("log_from", 0) if game else 0
         moves: list[str] = game["moves"] if game else []
-        self.game_id = game["id"] if game else None
+        if start and game_id == self.game_id:
+            moves = self.moves[:start] + moves
+        self.moves = moves
+        self.game_id = game_id
         self.moves_len = len(moves)
         if self.host and game:
             grown = self.moves_len - table.last_len if self.game_id == table.last_game else self.moves_len

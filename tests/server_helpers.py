@@ -16,7 +16,7 @@ from websockets.exceptions import ConnectionClosed
 
 from elferraus.game import Game
 from elferraus.record import parse_record_move, read_record
-from elferraus.server.client import RoomClient, create_room, join_room
+from elferraus.server.client import RoomClient, create_room, join_room, whole_log
 
 CARD_TOKEN = re.compile(r"\b([RYGB](?:1[0-9]|20|[1-9]))\b")
 """A card code as a whole token (``R12``, ``B3``)."""
@@ -265,6 +265,11 @@ def leaks(
     Returns descriptions of the leaks and how many frames were checked.
     """
     states = [(index, json.loads(text)) for index, text in enumerate(frames)]
+    previous = None
+    for _, message in states:
+        if message["type"] == "state":
+            whole_log(message, previous)  # a connection sends each move once
+            previous = message
     state_frames = [(index, message) for index, message in states if message["type"] == "state"]
     cache = {game_id: moments(record) for game_id, record in records.items()}
     found = []

@@ -26,6 +26,7 @@ from websockets.sync.client import ClientConnection, connect
 from elferraus.game import Game
 from elferraus.i18n import Lang, tr
 from elferraus.record import read_record
+from elferraus.server.client import whole_log
 from elferraus.words import describe_turn, forced_note, is_opening, last_turns, log_line, status, status_line
 from test_browser import (  # noqa: F401 (the browser tests' fixtures)
     DESKTOP_EN,
@@ -79,6 +80,7 @@ class Player:
             except TimeoutError:
                 return
             if message["type"] == "state":
+                whole_log(message, self.state)  # a connection sends each move once
                 self.state = message
             elif message["type"] == "error":
                 self.errors.append(message)

@@ -175,13 +175,19 @@ def test_the_payloads_sent_as_text_are_the_payloads(seed: int, rules: str, playe
     for game in games(seed, rules, players):
         moves = hidden_moves(game)
         shared = game_payload(game, 1, moves)
-        assert json.loads(game_text(shared, spectator=False)) == shared
+        assert json.loads(game_text(shared, spectator=False)) == {**shared, "log_from": 0}
         log = spectator_log(moves)
         assert json.loads(game_text(shared, spectator=True)) == {**shared, "log_from": 0, "log": log}
-        start = len(moves) // 2  # a connection that has sent the first half of the log sends the rest
+        start = len(moves) // 2  # a connection that has sent the first half of the moves sends the rest
+        assert json.loads(game_text(shared, spectator=False, log_from=start)) == {
+            **shared,
+            "log_from": start,
+            "moves": moves[start:],
+        }
         assert json.loads(game_text(shared, spectator=True, log_from=start)) == {
             **shared,
             "log_from": start,
+            "moves": moves[start:],
             "log": log[start:],
         }
         for seat in range(players):
@@ -190,4 +196,9 @@ def test_the_payloads_sent_as_text_are_the_payloads(seed: int, rules: str, playe
                 whole = view_payload(view, made_for=made_for)
                 assert json.loads(view_text(view, made_for=made_for)) == whole
                 rest = json.loads(view_text(view, made_for=made_for, log_from=start))
-                assert rest == {**whole, "log_from": start, "log": whole["log"][start:]}
+                assert rest == {
+                    **whole,
+                    "log_from": start,
+                    "moves": whole["moves"][start:],
+                    "log": whole["log"][start:],
+                }

@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import weakref
 from collections import Counter, deque
 from dataclasses import dataclass, field
 from enum import Enum
@@ -37,7 +38,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from elferraus.moves import Move
 from elferraus.server import WS_MAX_SIZE
-from elferraus.server.client import RoomClient
+from elferraus.server.client import RoomClient, whole_log
 from fuzz_helpers import (
     BURST,
     THREADS_USE_RANDOM,
@@ -148,6 +149,7 @@ class Peer:
             )
 
     async def _read(self, socket: ClientConnection, greeted: asyncio.Event) -> None:
+        previous = None
         with contextlib.suppress(ConnectionClosed):
             async for text in socket:
                 try:
@@ -156,6 +158,8 @@ class Peer:
                     self.harness.tally.find("a frame from the server that is not JSON", describe(text))
                     continue
                 if message.get("type") == "state":
+                    whole_log(message, previous)  # a connection sends each move once
+                    previous = message
                     self.harness.check(message, "a pool connection")
                     greeted.set()
                 else:
@@ -275,6 +279,10 @@ class Harness:
     batches: int = 0
     game: asyncio.Task[int] | None = None
     stop: asyncio.Event = field(default_factory=asyncio.Event)
+    last_states: weakref.WeakKeyDictionary[ClientConnection, dict[str, Any]] = field(
+        default_factory=weakref.WeakKeyDictionary
+    )
+    """The newest state each of the fresh connections had (it sends each move once)."""
 
     @classmethod
     async def open(cls, base: str, tally: Tally) -> Harness:
@@ -373,6 +381,8 @@ class Harness:
                 self.tally.find("a frame from the server that is not JSON", describe(text))
                 continue
             if message.get("type") == "state":
+                whole_log(message, self.last_states.get(socket))
+                self.last_states[socket] = message
                 self.check(message, "a pool connection")
                 if states:
                     return Outcome.MESSAGE, message

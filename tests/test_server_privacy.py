@@ -86,7 +86,7 @@ def words_of(frames: list[str], seat: int | None) -> int:
     for text in frames:
         message = json.loads(text)
         if message["type"] == "state":
-            whole_log(message, previous)  # a connection sends each log line once
+            whole_log(message, previous)  # a connection sends each move once
             previous = message
         if message["type"] != "state" or message["game"] is None or message["room"]["status"] != "playing":
             continue

@@ -327,9 +327,9 @@ def test_a_persons_only_move_is_made_for_him_at_the_rooms_pace(tmp_path: Path) -
     asyncio.run(main())
 
 
-def test_a_connection_sends_each_log_line_once_and_a_new_one_the_whole_log(tmp_path: Path) -> None:
-    """Each state's log holds the lines the connection has not sent yet (from ``log_from``); together they are
-    the whole log, and a connection opened later starts with all of it."""
+def test_a_connection_sends_each_move_once_and_a_new_one_all_of_them(tmp_path: Path) -> None:
+    """Each state's ``moves`` and log (VIEW's and GAME's) hold the moves the connection has not sent yet (from
+    ``log_from``); together they are the whole history, and a connection opened later starts with all of it."""
 
     async def main() -> None:
         async with serving(str(tmp_path / "rooms.db")) as base:
@@ -348,17 +348,20 @@ def test_a_connection_sends_each_log_line_once_and_a_new_one_the_whole_log(tmp_p
                     frame = json.loads(text)
                     if frame["type"] != "state" or frame["view"] is None:
                         continue
-                    view = frame["view"]
-                    assert view["log_from"] == sent
+                    view, game = frame["view"], frame["game"]
+                    assert view["log_from"] == game["log_from"] == sent
+                    assert len(view["log"]) == len(view["moves"]) == len(game["moves"])
                     sent += len(view["log"])
-                    assert sent == len(view["moves"])
                 assert sent >= 12
-                whole = anna.state["view"]["log"]
-                assert len(whole) == len(anna.state["view"]["moves"])
+                whole = anna.state["view"]
+                assert len(whole["log"]) == len(whole["moves"]) == len(anna.state["game"]["moves"]) == sent
                 async with RoomClient(base, code, tokens[0]) as again:
                     first = await again.until(lambda s: s["seq"] >= anna.state["seq"])
                     assert json.loads(again.received[-1])["view"]["log_from"] == 0
-                    assert first["view"]["log"] == whole
+                    assert json.loads(again.received[-1])["game"]["log_from"] == 0
+                    assert first["view"]["log"] == whole["log"]
+                    assert first["view"]["moves"] == whole["moves"]
+                    assert first["game"]["moves"] == anna.state["game"]["moves"]
 
     asyncio.run(main())
 

@@ -53,14 +53,18 @@ async def join_room(base: str, code: str, seat: int, name: str) -> dict[str, Any
 
 
 def whole_log(state: dict[str, Any], previous: dict[str, Any] | None) -> None:
-    """Give ``state`` its whole move log: a connection sends each line once, so a state's log holds the
-    lines from ``log_from`` on and the lines before are the previous state's (docs/web-protocol.md)."""
+    """Give ``state`` its whole ``moves`` and move log: a connection sends each move once, so a state's
+    ``moves`` and ``log`` hold those from ``log_from`` on and the ones before are the previous state's
+    (docs/web-protocol.md)."""
     for part in ("view", "game"):
         shown = state.get(part)
         if not isinstance(shown, dict) or not shown.get("log_from"):
             continue
         before = (previous or {}).get(part) or {}
-        shown["log"] = list(before.get("log", []))[: shown["log_from"]] + shown["log"]
+        start = shown["log_from"]
+        for history in ("moves", "log"):
+            if history in shown:
+                shown[history] = list(before.get(history, []))[:start] + shown[history]
         shown["log_from"] = 0
 
 

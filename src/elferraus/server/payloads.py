@@ -114,8 +114,9 @@ def view_payload(view: SeatView, *, made_for: Move | None = None, making: Move |
     null; ``prompt``: on its turn, what it may do now (the status line,
     :func:`elferraus.words.status`), or while ``making`` the note saying so;
     ``log``: the move log as this seat reads it (its own moves as "you", its
-    own draws with the card), from line ``log_from`` on (0 here: the whole
-    log); ``made_for``: ``made_for``, the move the table made for this seat
+    own draws with the card); ``log_from``: the first move of ``moves`` and
+    ``log`` here (0 here: all of them; :func:`view_text` sends a connection
+    each move once); ``made_for``: ``made_for``, the move the table made for this seat
     because it was its only legal move, as a note (else null).
     """
     data = _view_fields(view, made_for, making)
@@ -125,10 +126,17 @@ def view_payload(view: SeatView, *, made_for: Move | None = None, making: Move |
 
 
 def view_text(view: SeatView, *, made_for: Move | None = None, making: Move | None = None, log_from: int = 0) -> str:
-    """:func:`view_payload` as compact JSON text, the same data but the log only from line ``log_from`` on
-    (the lines a connection was not sent yet); the log joined from its lines' cached text."""
+    """:func:`view_payload` as compact JSON text, the same data but ``moves`` and the log only from move
+    ``log_from`` on (those a connection was not sent yet); the log joined from its lines' cached text."""
+    fields = _view_fields(view, made_for, making)
+    fields.pop("moves")
     log = _log_text(view.moves, view.seat, True, log_from)
-    return f'{_json(_view_fields(view, made_for, making))[:-1]},"log_from":{log_from},"log":{log}}}'
+    return f'{_json(fields)[:-1]},{_from_text(view.moves, log_from)},"log":{log}}}'
+
+
+def _from_text(moves: Sequence[str], log_from: int) -> str:
+    """``log_from`` and the ``moves`` from there, as JSON members."""
+    return f'"log_from":{log_from},"moves":{_json(moves[log_from:])}'
 
 
 def _view_fields(view: SeatView, made_for: Move | None, making: Move | None) -> dict[str, Any]:
@@ -228,13 +236,14 @@ def spectator_log(moves: Sequence[str]) -> list[dict[str, Any]]:
 
 
 def game_text(game: Mapping[str, Any], *, spectator: bool, log_from: int = 0) -> str:
-    """A :func:`game_payload` as compact JSON text; a spectator's with its :func:`spectator_log` from line
-    ``log_from`` on."""
-    text = _json(game)
+    """A :func:`game_payload` as compact JSON text, its ``moves`` from move ``log_from`` on (a connection
+    sends each move once); a spectator's with its :func:`spectator_log` from there too."""
+    moves = game["moves"]
+    fields = {key: value for key, value in game.items() if key != "moves"}
+    text = f"{_json(fields)[:-1]},{_from_text(moves, log_from)}"
     if not spectator:
-        return text
-    log = _log_text(game["moves"], None, False, log_from)
-    return f'{text[:-1]},"log_from":{log_from},"log":{log}}}'
+        return text + "}"
+    return f'{text},"log":{_log_text(moves, None, False, log_from)}}}'
 
 
 # -- the replay of a finished game ---------------------------------------------------

@@ -226,8 +226,8 @@ class Room:
         }
 
     def state_text(self, seat: int | None, log_from: int = 0) -> str:
-        """The ``state`` message for a client of ``seat`` (None: a spectator), as JSON text, its move log
-        from line ``log_from`` on (a connection sends each line once: :meth:`log_mark`).
+        """The ``state`` message for a client of ``seat`` (None: a spectator), as JSON text, its moves and
+        move log from move ``log_from`` on (a connection sends each move once: :meth:`log_mark`).
 
         ``ROOM`` and ``GAME`` are the same for every player, so they are encoded once per change and
         spliced into each seat's message; only ``VIEW`` is encoded per seat.
@@ -257,8 +257,8 @@ class Room:
     def _shared_texts(self, spectator: bool, log_from: int) -> tuple[str, str]:
         """``ROOM`` and ``GAME`` of the current ``seq`` as JSON text, built once per change.
 
-        A spectator's ``GAME`` also carries the move log as a spectator reads it (from ``log_from``);
-        a player reads his own in ``VIEW``.
+        ``GAME``'s moves start at ``log_from``; a spectator's also carries the move log as a spectator
+        reads it (from there too), a player reads his own in ``VIEW``.
         """
         if self._shared[0] != self.seq:
             game = None
@@ -267,7 +267,7 @@ class Room:
                 game = game_payload(current, self.game_id, hidden_moves(current), stand_ins=self.table.away)
             self._shared = (self.seq, json.dumps(self.room_payload(), separators=(",", ":")), game, {})
         _, room, game, texts = self._shared
-        key = (spectator, log_from if spectator else 0)
+        key = (spectator, log_from)
         text = texts.get(key)
         if text is None:
             text = texts[key] = "null" if game is None else game_text(game, spectator=spectator, log_from=log_from)

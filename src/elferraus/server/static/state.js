@@ -26,14 +26,16 @@ export function takeFrame(frame) {
   return remodel();
 }
 
-/** A connection sends each log line once: a frame's `log` holds the lines from `log_from` on, the lines
+/** A connection sends each move once: a frame's `moves` and `log` hold those from `log_from` on, the ones
  * before are the previous frame's (a new connection starts at 0). */
 function withWholeLog(frame, previous) {
   for (const part of ["view", "game"]) {
     const shown = frame[part];
     if (!shown || !shown.log_from) continue;
-    const before = (previous && previous[part] && previous[part].log) || [];
-    shown.log = before.slice(0, shown.log_from).concat(shown.log);
+    const before = (previous && previous[part]) || {};
+    for (const history of ["moves", "log"]) {
+      if (shown[history]) shown[history] = (before[history] || []).slice(0, shown.log_from).concat(shown[history]);
+    }
     shown.log_from = 0;
   }
   return frame;
