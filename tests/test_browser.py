@@ -479,7 +479,7 @@ def test_cold_load_of_the_table_page_is_light(
         f"{urls.get(request, request).replace(server.base, '')} {size / 1024:.1f}" for request, size in sizes.items()
     )
     summary = (
-        f"cold load of the table page: {total / 1024:.1f} KB over the wire "
+        f"cold load of the table page: {total / 1024:.1f} KB ({total:,} B) over the wire "
         f"({http / 1024:.1f} KB in {len(sizes)} HTTP responses, {sum(frames) / 1024:.1f} KB in {len(frames)} "
         f"WebSocket frames); KB each: {breakdown}"
     )

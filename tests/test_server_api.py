@@ -651,6 +651,25 @@ def test_every_answer_carries_the_security_headers(tmp_path: Path) -> None:
     run(tmp_path, test)
 
 
+def test_the_pages_files_are_checked_by_etag_alone(tmp_path: Path) -> None:
+    """The documents and the static files are revalidated on every load by their ETag: no Last-Modified,
+    no Accept-Ranges (a range of a file is not a range of its compressed body), and a 304 when unchanged."""
+
+    async def test(base: str) -> None:
+        async with httpx.AsyncClient(base_url=base, timeout=10) as http:
+            for path in ["/", "/r/ABCDEF", "/static/app.js", "/static/app.css", "/static/favicon.svg"]:
+                answer = await http.get(path, headers={"accept-encoding": "gzip"})
+                assert answer.status_code == 200, path
+                assert answer.headers["cache-control"] == "no-cache", path
+                assert "last-modified" not in answer.headers, path
+                assert "accept-ranges" not in answer.headers, path
+                again = await http.get(path, headers={"if-none-match": answer.headers["etag"]})
+                assert again.status_code == 304, path
+                assert again.content == b"", path
+
+    run(tmp_path, test)
+
+
 def test_hostile_numbers_and_characters_get_a_clear_refusal(tmp_path: Path) -> None:
     async def test(base: str) -> None:
         missing = tr("web_error_no_game", "en")

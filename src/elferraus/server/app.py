@@ -314,7 +314,12 @@ def create_app(
         return PlainTextResponse("ok")
 
     async def page(request: Request) -> Response:
-        return FileResponse(assets / "index.html", headers={"Cache-Control": "no-cache"})
+        index = assets / "index.html"
+        document = FileResponse(index, stat_result=index.stat(), headers={"Cache-Control": "no-cache"})
+        etag = document.headers["etag"]
+        if etag in (tag.strip() for tag in request.headers.get("if-none-match", "").split(",")):
+            return Response(status_code=304, headers={"ETag": etag, "Cache-Control": "no-cache"})
+        return document
 
     for path in ("/", "/r/{code}", "/replay/{game}", "/rules"):
         app.add_route(path, page, include_in_schema=False)

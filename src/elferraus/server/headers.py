@@ -115,24 +115,30 @@ class BodyLimit:
 
 
 class RevalidateStatic:
-    """The page's files are checked again on every load (answered 304 by ETag when unchanged):
-    a new version of the game is never mixed with an old cached module. The ETag alone decides, so
-    ``Last-Modified`` is not sent."""
+    """The page's files (its documents and ``/static/``) are checked again on every load (answered
+    304 by ETag when unchanged): a new version of the game is never mixed with an old cached module.
+
+    The ETag alone decides, so ``Last-Modified`` is not sent; nor is ``Accept-Ranges``: the files are
+    small and go out compressed, and a range of the file is not a range of what is sent.
+    """
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or not str(scope.get("path", "")).startswith("/static/"):
+        if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        static = str(scope.get("path", "")).startswith("/static/")
 
         async def send_with_header(message: Message) -> None:
             if message["type"] == "http.response.start":
                 headers = MutableHeaders(scope=message)
-                headers["Cache-Control"] = "no-cache"
+                if static:
+                    headers["Cache-Control"] = "no-cache"
                 if "etag" in headers:
                     del headers["last-modified"]
+                    del headers["accept-ranges"]
             await send(message)
 
         await self.app(scope, receive, send_with_header)
