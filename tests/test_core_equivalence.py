@@ -258,6 +258,40 @@ def test_random_games_match(rules_name: str, players: int) -> None:
         assert _state(core) == _state(type(core)(*args))
 
 
+@pytest.mark.parametrize("players", [2, 4, 6])
+@pytest.mark.parametrize("rules_name", ["classic", "ravensburger", "max_draws-5"])
+def test_putting_a_pile_card_on_top_matches(rules_name: str, players: int) -> None:
+    """Before some draws a card from deep in the pile is put on top (as a framework that deals each draw as
+    a chance event does): both cores swap it with the top, draw it next, take it back to the top, and a copy
+    keeps its own order."""
+    rng = random.Random(f"on-top-{rules_name}-{players}")
+    for _ in range(40):
+        args = _args(players, rng.randrange(2**32), RULE_SETS[rules_name])
+        core, py = _need_core().CoreState(*args), PyState(*args)
+        while not py.is_over():
+            pile = py._pile_indices()
+            if DRAW in py.legal_moves() and rng.random() < 0.7:
+                where = rng.randrange(len(pile))
+                before = (core._copy_state(True), py._copy_state(True))
+                assert core._put_on_top(pile[where]) == py._put_on_top(pile[where]) == where
+                expected = (pile[where], *pile[1:where], pile[0], *pile[where + 1 :]) if where else pile
+                assert core._pile_indices() == py._pile_indices() == expected
+                assert before[0]._pile_indices() == before[1]._pile_indices() == pile  # copies keep theirs
+                _push_both(core, py, DRAW)
+                assert core._phase()[2] == py._phase()[2] == pile[where]
+                if rng.random() < 0.2:
+                    assert core.pop() is py.pop() is DRAW
+                    assert core._pile_indices() == py._pile_indices() == expected
+                    continue
+            else:
+                _push_both(core, py, rng.choice(py.legal_moves()))
+            _check(core, py)
+        _check(core, py, stack=True)
+        for state in (core, py):
+            with pytest.raises(ValueError, match="card 99 is not on the pile"):
+                state._put_on_top(99)
+
+
 @pytest.mark.parametrize("rules_name", list(RULE_SETS))
 def test_random_loaded_phases_match(rules_name: str) -> None:
     """Odd turn phases and tables set with _load_position, then random play: still the same."""

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from elferraus import (
+    DRAW,
     Card,
     Game,
     RecordError,
@@ -35,6 +36,33 @@ def _id(record: dict[str, Any]) -> str:
 
 
 IDS = [_id(record) for record in RECORDS]
+
+
+@pytest.mark.parametrize("players", [2, 4, 6])
+def test_a_game_whose_draws_were_put_on_top_keeps_a_record_that_replays(players: int) -> None:
+    """``Game.put_on_top`` chooses each draw as it comes (as OpenSpiel's chance events do); the deal follows,
+    so the record names the cards in the order they were drawn and replays to the same game."""
+    rng = random.Random(players)
+    for seed in range(10):
+        game = Game.deal(players=players, seed=seed)
+        drawn = []
+        while not game.is_over():
+            moves = game.legal_moves()
+            move = rng.choice(moves)
+            if move == DRAW:
+                card = rng.choice(game.pile())
+                game.put_on_top(card)
+                drawn.append(card)
+            game.push(move)
+        record = write_record(game)
+        dealt = game.dealt
+        assert dealt is not None
+        assert dealt[1][: len(drawn)] == drawn
+        replayed = read_record(record)
+        assert replayed.record_moves() == game.record_moves()
+        assert replayed.penalties() == game.penalties()
+    with pytest.raises(ValueError, match="is not on the pile"):
+        game.put_on_top(game.hand(0)[0] if game.hand(0) else game.hand(1)[0])
 
 
 def test_golden_file_covers_every_rule_set() -> None:

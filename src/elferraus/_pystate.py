@@ -24,7 +24,8 @@ Interface (``S`` is the state; indices and masks are plain ints):
   (calls ``self._illegal(move)`` for the exception to raise), ``pop()``;
 - ``_hand_mask(seat)``, ``_hand_count(seat)``, ``_fit_mask()``,
   ``_winner_seat()`` (-1 while running), ``_pile_indices()`` (cards left,
-  top first), ``_pile_left()``, ``_phase()`` -> (laid, draws, last drawn
+  top first), ``_pile_left()``, ``_put_on_top(card)`` (swap a pile card
+  with the top; returns where it was), ``_phase()`` -> (laid, draws, last drawn
   or -1), ``_stack_size()``, ``_stack_entry(i)``, ``_copy_state(history)``,
   ``_load_position(turn, laid, draws, last_drawn, fit)``.
 """
@@ -284,6 +285,17 @@ class PyState:
 
     def _pile_left(self) -> int:
         return len(self._pile) - self._pile_pos
+
+    def _put_on_top(self, card: int) -> int:
+        pile, top = self._pile, self._pile_pos
+        try:
+            where = pile.index(card, top)
+        except ValueError:
+            raise ValueError(f"card {card} is not on the pile") from None
+        swapped = list(pile)
+        swapped[top], swapped[where] = card, pile[top]
+        self._pile = tuple(swapped)  # a new tuple: copies share the old one
+        return where - top
 
     def _phase(self) -> tuple[int, int, int]:
         return self._laid, self._draws, self._last_drawn

@@ -139,6 +139,29 @@ class Game(_Core):
         """How many cards are left on the pile."""
         return self._pile_left()
 
+    def put_on_top(self, card: Card) -> None:
+        """Make ``card``, which is on the pile, the next card drawn: it changes places with the top card.
+
+        For a framework that deals each draw as a chance event (OpenSpiel):
+        the pile's order is chosen as it is drawn. The game's deal, and so its
+        record, changes with it.
+
+        Raises:
+            ValueError: ``card`` is not on the pile.
+
+        >>> game = Game.deal(players=2, seed=3)
+        >>> card = game.pile()[5]
+        >>> game.put_on_top(card); game.pile()[0] == card
+        True
+        """
+        where = self._put_on_top(card.index)
+        if where and self._deal is not None:
+            hands, pile = self._deal
+            top = len(pile) - self._pile_left()
+            order = list(pile)
+            order[top], order[top + where] = order[top + where], order[top]
+            self._deal = (hands, tuple(order))
+
     def rows(self) -> dict[Color, tuple[int, int]]:
         """The open rows: colour -> (lowest, highest) number laid."""
         rows = {}

@@ -366,6 +366,23 @@ static PyObject *CoreState_pile_left(CoreState *self, PyObject *Py_UNUSED(ignore
     return PyLong_FromLong(self->game.pile_len - self->game.pile_pos);
 }
 
+static PyObject *CoreState_put_on_top(CoreState *self, PyObject *arg) {
+    game_t *g = &self->game;
+    long card = PyLong_AsLong(arg);
+    if (card == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    for (int i = g->pile_pos; i < g->pile_len; i++) {
+        if (g->pile[i] == card) {
+            g->pile[i] = g->pile[g->pile_pos];
+            g->pile[g->pile_pos] = (int8_t)card;
+            return PyLong_FromLong(i - g->pile_pos);
+        }
+    }
+    PyErr_Format(PyExc_ValueError, "card %ld is not on the pile", card);
+    return NULL;
+}
+
 static PyObject *CoreState_phase(CoreState *self, PyObject *Py_UNUSED(ignored)) {
     return Py_BuildValue("(iii)", self->game.laid, self->game.draws, self->game.last_drawn);
 }
@@ -498,6 +515,8 @@ static PyMethodDef CoreState_methods[] = {
     {"_winner_seat", (PyCFunction)CoreState_winner_seat, METH_NOARGS, "The winner's seat, -1 while running."},
     {"_pile_indices", (PyCFunction)CoreState_pile_indices, METH_NOARGS, "The cards left on the pile, top first."},
     {"_pile_left", (PyCFunction)CoreState_pile_left, METH_NOARGS, "How many cards are left on the pile."},
+    {"_put_on_top", (PyCFunction)CoreState_put_on_top, METH_O,
+     "Swap card index ``card`` of the pile with the pile's top; returns where it was (0: the top)."},
     {"_phase", (PyCFunction)CoreState_phase, METH_NOARGS, "(laid, draws, last drawn or -1) of this turn."},
     {"_stack_size", (PyCFunction)CoreState_stack_size, METH_NOARGS, "How many moves can be taken back."},
     {"_stack_entry", (PyCFunction)CoreState_stack_entry, METH_O,
