@@ -75,6 +75,17 @@ def search_function() -> Callable[..., Any]:
     return reference
 
 
+def sampling_function() -> Callable[..., Any]:
+    """The search players' sampler of hidden cards (``sample_deals``): hands and a pile that fit what one
+    seat knows, each card weighted by what its history suggests."""
+    if _COMPILED is not None:
+        sample: Callable[..., Any] = _COMPILED.sample_deals
+        return sample
+    from elferraus.rollout.search import sample_deals as reference
+
+    return reference
+
+
 def compiled() -> ModuleType | None:
     """The compiled core module, or None when the pure-Python core runs."""
     return _COMPILED
@@ -91,5 +102,6 @@ __all__ = [
     "key_order",
     "py_indices_mask",
     "py_key_order",
+    "sampling_function",
     "search_function",
 ]

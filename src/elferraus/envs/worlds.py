@@ -1,0 +1,300 @@
+"""Whole worlds that one seat cannot tell from the real one: a deal and every draw's card.
+
+:func:`sample_world` is what OpenSpiel's ``resample_from_infostate`` needs:
+the seat's own cards and the public history stay as they are, and every card
+the seat has not seen is dealt again so that the whole history is still
+legal. It starts from the hidden hands of now, drawn by the search players'
+sampler (weighted by what the history suggests, ``bots.knowledge``), and
+walks the history back: a card laid goes back to its hand, and each draw the
+seat did not see takes back one of the drawer's cards that agrees with what
+he did next (a card he laid at once, a card that did not fit when he drew
+again, one that fit when he kept it). The engine then replays the whole
+history on the world found; a world it refuses is thrown away and another
+drawn.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from elferraus.bots.knowledge import Knowledge, Tracker
+from elferraus.cards import CARDS, Card, fit_mask_of_rows, mask_of
+from elferraus.core import sampling_function
+from elferraus.errors import IllegalMoveError, NotationError
+from elferraus.game import Game, cards_of
+from elferraus.moves import Move
+from elferraus.view import SeatView
+
+ATTEMPTS = 2000
+"""Worlds tried before giving up (each is checked by replaying the history)."""
+
+
+class NoWorldError(RuntimeError):
+    """No world agreeing with the view was found within :data:`ATTEMPTS` tries."""
+
+
+@dataclass(frozen=True)
+class World:
+    """A deal and the cards drawn, in order: replaying the history on it gives the seat's view again."""
+
+    hands: tuple[tuple[Card, ...], ...]
+    """Each seat's dealt hand."""
+    pile: tuple[Card, ...]
+    """The pile as dealt, top first: the cards drawn so far, in the order drawn, then the rest."""
+
+    def game(self, view: SeatView) -> Game:
+        """The game of this world, the view's history played on it."""
+        game = Game(self.hands, self.pile, view.rules)
+        for text in view.moves:
+            game.push(_move_of(text))
+        return game
+
+
+@dataclass(frozen=True)
+class _Event:
+    seat: int
+    move: Move
+    card: Card | None
+    """A draw's card, when the seat saw it (its own draws)."""
+    fit: int
+    """The cards that fit when it was made."""
+    next_move: Move | None
+    """The same seat's next move in the same turn, if any."""
+    could_draw_again: bool
+    """For a draw: one more draw would have been allowed after it."""
+    cannot_hold: int
+    """Cards the seat cannot have held just before this move, as the rules show: none that fit, when it
+    draws under ``must_play`` or ends its turn without laying while the pile is empty."""
+
+
+def _move_of(text: str) -> Move:
+    _, action, *_ = text.split()
+    return Move.parse(action)
+
+
+def _events(view: SeatView) -> list[_Event]:
+    colors = len(view.rules.colors)
+    max_draws = view.rules.max_draws
+    pile = view.pile + sum(1 for text in view.moves if " draw" in text)
+    rows: dict[int, tuple[int, int]] = {}
+    must_play = view.rules.must_play
+    parsed = []
+    turn_seat, draws, laid = -1, 0, False
+    for text in view.moves:
+        seat_text, action, *seen = text.split()
+        seat = int(seat_text)
+        if seat != turn_seat:
+            turn_seat, draws, laid = seat, 0, False
+        move = Move.parse(action)
+        fit = fit_mask_of_rows(rows, colors)
+        again = False
+        cannot_hold = 0
+        if action == "draw":
+            if must_play:
+                cannot_hold = fit
+            draws += 1
+            pile -= 1
+            again = draws < max_draws and pile > 0
+        elif move.card is not None:
+            order = "RYGB".index(move.card.color.value)
+            low, high = rows.get(order, (move.card.number, move.card.number))
+            rows[order] = (min(low, move.card.number), max(high, move.card.number))
+            laid = True
+        elif not laid and not draws and pile == 0:
+            cannot_hold = fit
+        parsed.append((seat, move, Card.parse(seen[0]) if seen else None, fit, again, cannot_hold))
+    events = []
+    for index, (seat, move, card, fit, again, cannot_hold) in enumerate(parsed):
+        following = parsed[index + 1] if index + 1 < len(parsed) else None
+        is_draw = move.kind.value == "draw"
+        next_move = following[1] if is_draw and following is not None and following[0] == seat else None
+        events.append(_Event(seat, move, card, fit, next_move, again, cannot_hold))
+    return events
+
+
+def _drawn_card_fits(event: _Event, must_play: bool) -> bool | None:
+    """What the next move says of a hidden draw's card: it fit (True), it did not (False), or nothing."""
+    after = event.next_move
+    if after is None or after.card is not None:
+        return None
+    if after.kind.value == "draw":
+        return False
+    if must_play:
+        return False  # a drawn card that fits must be laid: he passed, so it did not fit
+    return True if event.could_draw_again else None
+
+
+def sample_world(view: SeatView, rng: random.Random, tracker: Tracker | None = None) -> World:
+    """A world agreeing with everything ``view`` shows: same own cards, same history, other cards redealt.
+
+    ``tracker``: the seat's tracker of the history, if one is kept (else one is made).
+
+    Raises:
+        NoWorldError: none found in :data:`ATTEMPTS` tries (not seen in practice).
+    """
+    events = _events(view)
+    knowledge = Knowledge.of(view, tracker or Tracker.following(view, None))
+    excluded = _excluded(view, events)
+    weights: list[tuple[float, ...] | None] = []
+    for seat in range(view.players):
+        marks = knowledge.sightings[seat] if seat != view.seat else {}
+        if seat == view.seat or not (marks or excluded[seat]):
+            weights.append(None)
+            continue
+        weights.append(tuple(0.0 if excluded[seat] >> card & 1 else marks.get(card, 1.0) for card in range(len(CARDS))))
+    undealt = _undealt(view)
+    sample = sampling_function()
+    must_play = view.rules.must_play
+    for _ in range(ATTEMPTS):
+        ((hand_masks, pile_now, _),) = sample(
+            seat=view.seat,
+            hand=knowledge.own,
+            counts=tuple(view.hand_counts),
+            pile_count=view.pile,
+            unknown=knowledge.unknown,
+            weights=tuple(weights),
+            samples=1,
+            seed=rng.getrandbits(64),
+        )
+        hands = [set(cards_of(mask)) for mask in hand_masks]
+        world = _walk_back(events, hands, pile_now, rng, must_play, undealt)
+        if world is not None and _replays(world, view):
+            return world
+    raise NoWorldError(f"no world agrees with seat {view.seat}'s view after {ATTEMPTS} tries")
+
+
+def _excluded(view: SeatView, events: list[_Event]) -> list[int]:
+    """Per seat, the cards it cannot hold now, for certain.
+
+    Where the rules show a seat held none of the cards that fit (``cannot_hold``: it drew under
+    ``must_play``, or ended a turn without laying while the pile was empty) and it has drawn in no later
+    turn, it holds none of them still: its cards since are those it had, less those it laid, and the cards
+    it drew in that same turn did not fit either. A seat that never drew holds none of the 11s that the
+    opening shows were not dealt.
+    """
+    excluded = [0] * view.players
+    turns = []
+    turn, turn_seat = -1, -1
+    for event in events:
+        if event.seat != turn_seat:
+            turn, turn_seat = turn + 1, event.seat
+        turns.append(turn)
+    last_draw_turn = [-1] * view.players
+    for event, turn in zip(events, turns, strict=True):
+        if event.move.kind.value == "draw":
+            last_draw_turn[event.seat] = turn
+    for event, turn in zip(events, turns, strict=True):
+        if event.cannot_hold and last_draw_turn[event.seat] <= turn:
+            excluded[event.seat] |= event.cannot_hold
+    undealt = mask_of(_undealt(view))
+    for seat in range(view.players):
+        if last_draw_turn[seat] < 0:
+            excluded[seat] |= undealt
+    excluded[view.seat] = 0
+    return excluded
+
+
+def _undealt(view: SeatView) -> set[Card]:
+    """The 11s the opening shows were not dealt: those of the colours before the one opened with (or to be
+    opened with, when it is this seat's)."""
+    if view.moves:
+        opened = Move.parse(view.moves[0].split()[1]).card
+    elif view.turn == view.seat and view.legal:
+        opened = view.legal[0].card
+    else:
+        return set()
+    if opened is None:
+        return set()
+    before = view.rules.colors[: view.rules.colors.index(opened.color.value)]
+    return {Card.parse(f"{letter}11") for letter in before}
+
+
+def _walk_back(
+    events: list[_Event],
+    hands: list[set[Card]],
+    pile_now: tuple[int, ...],
+    rng: random.Random,
+    must_play: bool,
+    undealt: set[Card],
+) -> World | None:
+    checks: list[list[tuple[int, int]]] = [[] for _ in hands]
+    for index, event in enumerate(events):
+        if event.cannot_hold:
+            checks[event.seat].append((index, event.cannot_hold))
+    drawn: list[Card] = []
+    for index in range(len(events) - 1, -1, -1):
+        event = events[index]
+        seat = event.seat
+        hand = hands[seat]
+        if event.move.card is not None:
+            hand.add(event.move.card)
+        elif event.move.kind.value == "draw":
+            card = (
+                event.card
+                if event.card is not None
+                else _hidden_draw(event, index, hand, checks[seat], rng, must_play, undealt)
+            )
+            if card is None or card not in hand:
+                return None
+            hand.remove(card)
+            drawn.append(card)
+        if event.cannot_hold and any(event.cannot_hold >> card.index & 1 for card in hand):
+            return None
+    drawn.reverse()
+    rest = [CARDS[index] for index in pile_now]
+    rng.shuffle(rest)
+    return World(tuple(tuple(sorted(hand, key=lambda c: c.index)) for hand in hands), (*drawn, *rest))
+
+
+def _hidden_draw(
+    event: _Event,
+    index: int,
+    hand: set[Card],
+    checks: list[tuple[int, int]],
+    rng: random.Random,
+    must_play: bool,
+    undealt: set[Card],
+) -> Card | None:
+    """Which of the drawer's cards a draw the observer did not see brought: one that agrees with the
+    drawer's next move, and among those the one needed soonest (going back): a card the rules say he
+    cannot have held at an earlier moment, or an 11 that was not dealt."""
+    after = event.next_move
+    if after is not None and after.card is not None:
+        return after.card if after.card in hand else None
+    candidates = sorted(hand, key=lambda c: c.index)
+    fits = _drawn_card_fits(event, must_play)
+    if fits is not None:
+        candidates = [c for c in candidates if bool(event.fit >> c.index & 1) == fits]
+    if not candidates:
+        return None
+    deadline: dict[Card, int] = {}
+    for at, mask in reversed(checks):
+        if at >= index:
+            continue
+        for card in candidates:
+            if card not in deadline and mask >> card.index & 1:
+                deadline[card] = at
+    for card in candidates:
+        if card in undealt and card not in deadline:
+            deadline[card] = -1
+    if deadline:
+        soonest = max(deadline.values())
+        return rng.choice([card for card, at in deadline.items() if at == soonest])
+    return rng.choice(candidates)
+
+
+def _replays(world: World, view: SeatView) -> bool:
+    try:
+        game = Game(world.hands, world.pile, view.rules)
+        for text in view.moves:
+            seat = int(text.split(maxsplit=1)[0])
+            if game.turn != seat:
+                return False
+            game.push(_move_of(text))
+    except (IllegalMoveError, NotationError):
+        return False
+    return game.view(view.seat) == view
+
+
+__all__ = ["ATTEMPTS", "NoWorldError", "World", "sample_world"]

@@ -1,0 +1,282 @@
+"""Elfer raus! as an OpenSpiel game: ``import elferraus.openspiel`` registers ``elfer_raus`` with ``pyspiel``.
+
+>>> import pyspiel
+>>> import elferraus.openspiel
+>>> game = pyspiel.load_game("elfer_raus", {"players": 3, "rules": "classic"})
+>>> state = game.new_initial_state()
+>>> state.is_chance_node(), len(state.chance_outcomes())
+(True, 80)
+
+The game (docs/research.md):
+
+- **Parameters**: ``players`` 2-6 (4), ``rules`` a preset name (``classic``,
+  ``ravensburger``, ``beginners``).
+- **Chance**: the deal is one chance node per card, dealt round the table
+  from seat 0, each outcome a card index, uniform over the cards not dealt
+  yet. A deal without an 11 is dealt again at once (the rules' redeal); the
+  deal given up is no part of anyone's information. Every draw is a chance
+  node too: the player's ``draw`` action is followed by the chance node of
+  the card he draws, uniform over the pile.
+- **Actions**: ``elferraus.envs.actions``: 0-79 lay that card, 80 draw,
+  81 pass. The starter's opening 11 is a decision with one legal action.
+- **Utility**: at the end the winner gets +1 and every other seat
+  -1/(players - 1): zero-sum, and a win is all that counts.
+- **Observations**: ``elferraus.envs.observation`` (the observation, and
+  with ``perfect_recall`` the information state).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+import pyspiel
+
+from elferraus.cards import CARDS, ELEVEN, Card
+from elferraus.envs.actions import ACTION_COUNT, CARD_COUNT, DRAW_ACTION, MOVES, action_of, action_text, actions_of
+from elferraus.envs.observation import Layout, information_text, observation_text, write_view
+from elferraus.envs.worlds import sample_world
+from elferraus.game import Game
+from elferraus.moves import DRAW, Move
+from elferraus.rules import PRESETS, Rules
+from elferraus.view import SeatView
+
+SHORT_NAME = "elfer_raus"
+MIN_PLAYERS, MAX_PLAYERS = 2, 6
+DEFAULT_PARAMETERS = {"players": 4, "rules": "classic"}
+
+_GAME_TYPE = pyspiel.GameType(
+    short_name=SHORT_NAME,
+    long_name="Elfer raus!",
+    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+    utility=pyspiel.GameType.Utility.ZERO_SUM,
+    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+    max_num_players=MAX_PLAYERS,
+    min_num_players=MIN_PLAYERS,
+    provides_information_state_string=True,
+    provides_information_state_tensor=True,
+    provides_observation_string=True,
+    provides_observation_tensor=True,
+    parameter_specification=DEFAULT_PARAMETERS,
+)
+
+
+def max_game_length(players: int, rules: Rules) -> int:
+    """The most decisions a game can take.
+
+    Every card is laid at most once and drawn at most once, and each turn
+    ends with at most one pass. A turn lays, draws, or (pile empty) passes
+    with nothing to lay; of the last kind at most ``players - 1`` come in a
+    row, since with the pile empty somebody can always lay.
+    """
+    deck = len(rules.colors) * 20
+    pile = deck - players * rules.cards_per_player(players)
+    turns = deck + pile + (deck + 1) * (players - 1)
+    return deck + pile + turns
+
+
+class ElferRausGame(pyspiel.Game):  # type: ignore[misc]
+    """The game: its rules and player count, and the states it starts."""
+
+    def __init__(self, params: dict[str, Any] | None = None) -> None:
+        params = {**DEFAULT_PARAMETERS, **(params or {})}
+        players = int(params["players"])
+        if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+            raise ValueError(f"players must be {MIN_PLAYERS}-{MAX_PLAYERS}, not {players}")
+        name = str(params["rules"])
+        if name not in PRESETS:
+            raise ValueError(f"rules must be one of {', '.join(PRESETS)}, not {name!r}")
+        self.rules = Rules.preset(name)
+        self.players = players
+        info = pyspiel.GameInfo(
+            num_distinct_actions=ACTION_COUNT,
+            max_chance_outcomes=CARD_COUNT,
+            num_players=players,
+            min_utility=-1.0,
+            max_utility=1.0,
+            utility_sum=0.0,
+            max_game_length=max_game_length(players, self.rules),
+        )
+        super().__init__(_GAME_TYPE, info, {"players": players, "rules": name})
+
+    def new_initial_state(self) -> ElferRausState:
+        """The state before the deal."""
+        return ElferRausState(self)
+
+    def make_py_observer(
+        self, iig_obs_type: pyspiel.IIGObservationType | None = None, params: dict[str, Any] | None = None
+    ) -> ElferRausObserver:
+        """An observer: the information state when ``iig_obs_type.perfect_recall``, else the observation."""
+        if params:
+            raise ValueError(f"observation parameters are not supported: {params}")
+        perfect_recall = iig_obs_type is not None and iig_obs_type.perfect_recall
+        return ElferRausObserver(self.players, history=perfect_recall)
+
+
+class ElferRausState(pyspiel.State):  # type: ignore[misc]
+    """A state of the game: the deal so far, or the game itself (``game``), and whether a draw is pending."""
+
+    def __init__(self, game: ElferRausGame) -> None:
+        super().__init__(game)
+        self._rules = game.rules
+        self._players = game.players
+        self._hand_size = game.rules.cards_per_player(game.players)
+        self._dealt: list[int] = []
+        self._undealt: list[int] = [card.index for card in CARDS[: len(game.rules.colors) * 20]]
+        self.game: Game | None = None
+        """The engine's game, once dealt (its pile order is chosen draw by draw: ``Game.put_on_top``)."""
+        self._drawing = False
+
+    # -- the OpenSpiel API ------------------------------------------------------------
+
+    def current_player(self) -> int:
+        game = self.game
+        if game is None or self._drawing:
+            return int(pyspiel.PlayerId.CHANCE)
+        if game.is_over():
+            return int(pyspiel.PlayerId.TERMINAL)
+        return game.turn
+
+    def _legal_actions(self, player: int) -> list[int]:
+        game = self.game
+        if game is None or player != game.turn:
+            raise ValueError(f"player {player} is not to move")
+        return actions_of(game.legal_moves())
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        cards = self._undealt if self.game is None else sorted(card.index for card in self.game.pile())
+        share = 1.0 / len(cards)
+        return [(card, share) for card in cards]
+
+    def _apply_action(self, action: int) -> None:
+        game = self.game
+        if game is None:
+            self._deal(action)
+        elif self._drawing:
+            game.put_on_top(CARDS[action])
+            game.push(DRAW)
+            self._drawing = False
+        elif action == DRAW_ACTION:
+            if DRAW not in game.legal_moves():
+                raise ValueError(f"draw is not legal now: {game!r}")
+            self._drawing = True
+        else:
+            game.push(MOVES[action])
+
+    def _deal(self, card: int) -> None:
+        self._undealt.remove(card)
+        self._dealt.append(card)
+        if len(self._dealt) < self._players * self._hand_size:
+            return
+        hands = [[CARDS[c] for c in self._dealt[seat :: self._players]] for seat in range(self._players)]
+        if not any(card.number == ELEVEN for hand in hands for card in hand):
+            self._undealt = sorted(self._undealt + self._dealt)  # no 11 dealt: deal again
+            self._dealt = []
+            return
+        self.game = Game(hands, [CARDS[c] for c in self._undealt], self._rules)
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        if player == pyspiel.PlayerId.CHANCE:
+            verb = "deal" if self.game is None else "draw"
+            return f"{verb} {CARDS[action]}"
+        return action_text(action)
+
+    def is_terminal(self) -> bool:
+        return self.game is not None and self.game.is_over()
+
+    def returns(self) -> list[float]:
+        game = self.game
+        if game is None or game.winner is None:
+            return [0.0] * self._players
+        loss = -1.0 / (self._players - 1)
+        return [1.0 if seat == game.winner else loss for seat in range(self._players)]
+
+    def resample_from_infostate(self, player_id: int, probability_sampler: Any = None) -> ElferRausState:
+        """A state ``player_id`` cannot tell from this one: his cards and the public history kept, every
+        card he has not seen dealt again consistently (``elferraus.envs.worlds``). The sampler OpenSpiel
+        passes is not used: the worlds are drawn with the search players' weights."""
+        rng = random.Random(hash((str(self), player_id, len(self.history()))) ^ random.getrandbits(32))
+        return resampled(self, player_id, rng)
+
+    def __str__(self) -> str:
+        if self.game is None:
+            return f"dealing: {len(self._dealt)} of {self._players * self._hand_size} cards dealt"
+        text = repr(self.game)
+        return f"{text} (drawing)" if self._drawing else text
+
+    # -- what one seat sees ---------------------------------------------------------------
+
+    def seat_view(self, player: int) -> SeatView | None:
+        """``player``'s view of the game, or None while dealing."""
+        return None if self.game is None else self.game.view(player)
+
+    def dealt_to(self, player: int) -> list[Card]:
+        """The cards dealt to ``player`` so far (while dealing)."""
+        return [CARDS[c] for c in self._dealt[player :: self._players]]
+
+
+def resampled(state: ElferRausState, player: int, rng: random.Random) -> ElferRausState:
+    """A state with the same information for ``player`` as ``state``: a world of ``sample_world`` dealt and
+    played through the game's actions (so its history is a real one)."""
+    game = state.get_game()
+    fresh: ElferRausState = game.new_initial_state()
+    if state.game is None:
+        own = set(state.dealt_to(player))
+        others = [card.index for card in CARDS[: len(state._rules.colors) * 20] if card not in own]
+        rng.shuffle(others)
+        for index in range(len(state._dealt)):
+            seat = index % state._players
+            fresh.apply_action(state._dealt[index] if seat == player else others.pop())
+        return fresh
+    view = state.game.view(player)
+    world = sample_world(view, rng)
+    hands = [list(hand) for hand in world.hands]
+    for index in range(state._players * state._hand_size):
+        fresh.apply_action(hands[index % state._players][index // state._players].index)
+    pile = list(world.pile)
+    for text in view.moves:
+        _, action, *_ = text.split()
+        if action == "draw":
+            fresh.apply_action(DRAW_ACTION)
+            fresh.apply_action(pile.pop(0).index)
+        else:
+            fresh.apply_action(action_of(Move.parse(action)))
+    if state._drawing:
+        fresh.apply_action(DRAW_ACTION)
+    return fresh
+
+
+class ElferRausObserver:
+    """OpenSpiel's observer of this game: ``tensor`` with a view per piece in ``dict``; ``set_from`` and
+    ``string_from`` fill them for one player from his view only."""
+
+    def __init__(self, players: int, *, history: bool) -> None:
+        self.layout = Layout(players, history)
+        self.history = history
+        self.tensor = np.zeros(self.layout.size, np.float32)
+        self.dict = self.layout.views(self.tensor)
+
+    def set_from(self, state: ElferRausState, player: int) -> None:
+        """Fill ``tensor`` with what ``player`` knows of ``state``."""
+        self.tensor.fill(0.0)
+        view = state.seat_view(player)
+        if view is None:
+            for card in state.dealt_to(player):
+                self.dict["hand"][card.index] = 1.0
+            return
+        write_view(view, self.dict, history=self.history)
+
+    def string_from(self, state: ElferRausState, player: int) -> str:
+        """What ``player`` knows of ``state`` as text (all he has seen, with ``perfect_recall``)."""
+        view = state.seat_view(player)
+        if view is None:
+            dealt = " ".join(map(str, sorted(state.dealt_to(player), key=lambda card: card.index)))
+            return f"seat {player} | dealing | dealt {dealt}"
+        text = information_text(view) if self.history else observation_text(view)
+        return f"{text} | drawing" if state._drawing else text
+
+
+pyspiel.register_game(_GAME_TYPE, ElferRausGame)
