@@ -12,14 +12,14 @@ from typing import Any
 import numpy as np
 import pyspiel
 import pytest
-from open_spiel.python.algorithms import ismcts, mcts
+from open_spiel.python.algorithms import evaluate_bots
 
 import elferraus.openspiel  # noqa: F401 (registers the game)
 from elferraus import Card, Rules, read_record
 from elferraus.envs.actions import ACTION_COUNT, DRAW_ACTION, action_of
 from elferraus.envs.observation import Layout
 from elferraus.moves import Move
-from elferraus.openspiel import ElferRausState, max_game_length
+from elferraus.openspiel import ElferRausState, LevelBot, ismcts_bot, max_game_length
 from elferraus.rules import PRESETS
 
 GOLDEN = Path(__file__).parent / "data" / "golden.jsonl"
@@ -176,10 +176,7 @@ def test_clone_pickle_and_serialization_round_trip() -> None:
 def test_openspiels_ismcts_bot_plays_a_whole_game() -> None:
     """The framework's own Information Set MCTS plays every seat to the end, resampling worlds as it goes."""
     game = load(3, "beginners")
-    bots = [
-        ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, np.random.RandomState(seat)), 2.0, 10)
-        for seat in range(3)
-    ]
+    bots = [ismcts_bot(game, simulations=10, seed=seat) for seat in range(3)]
     state = game.new_initial_state()
     rng = random.Random(0)
     while not state.is_terminal():
@@ -190,3 +187,23 @@ def test_openspiels_ismcts_bot_plays_a_whole_game() -> None:
             assert action in state.legal_actions()
             state.apply_action(action)
     assert sorted(state.returns()) == [-0.5, -0.5, 1.0]
+
+
+def test_the_built_in_levels_play_as_openspiel_bots() -> None:
+    """Each level is a pyspiel.Bot; OpenSpiel's own evaluate_bots plays them against its ISMCTS to the end."""
+    game = load(4)
+    bots = [
+        LevelBot(game, 0, "medium", seed=1),
+        LevelBot(game, 1, "greedy"),
+        ismcts_bot(game, simulations=8, seed=2),
+        LevelBot(game, 3, "random", seed=3),
+    ]
+    for round_ in range(2):
+        returns = evaluate_bots.evaluate_bots(game.new_initial_state(), bots, np.random.RandomState(round_))
+        assert sorted(returns) == pytest.approx([-1 / 3, -1 / 3, -1 / 3, 1.0])
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    other = (state.current_player() + 1) % 4
+    with pytest.raises(ValueError, match=f"player {other} is not to move \\(player {state.current_player()} is\\)"):
+        LevelBot(game, other, "easy").step(state)

@@ -32,7 +32,9 @@ from typing import Any
 
 import numpy as np
 import pyspiel
+from open_spiel.python.algorithms import ismcts, mcts
 
+from elferraus.bots import make_bot
 from elferraus.cards import CARDS, ELEVEN, Card
 from elferraus.envs.actions import ACTION_COUNT, CARD_COUNT, DRAW_ACTION, MOVES, action_of, action_text, actions_of
 from elferraus.envs.observation import Layout, information_text, observation_text, write_view
@@ -277,6 +279,70 @@ class ElferRausObserver:
             return f"seat {player} | dealing | dealt {dealt}"
         text = information_text(view) if self.history else observation_text(view)
         return f"{text} | drawing" if state._drawing else text
+
+
+class LevelBot(pyspiel.Bot):  # type: ignore[misc]
+    """A built-in level (``random`` … ``expert``) as an OpenSpiel bot for ``player``.
+
+    It reads only that player's view of the state. A state whose history
+    does not continue the last one it saw starts a new game for it.
+    """
+
+    def __init__(self, game: ElferRausGame, player: int, level: str, seed: int = 0) -> None:
+        pyspiel.Bot.__init__(self)
+        self.player = player
+        self.level = level
+        self.seed = seed
+        self._game = game
+        self._games = 0
+        self._bot = make_bot(level, seed)
+        self._seen: tuple[str, ...] | None = None
+
+    def step(self, state: ElferRausState) -> int:
+        """The action this bot chooses at ``state`` (its player must be to move)."""
+        view = state.seat_view(self.player)
+        if view is None or state.current_player() != self.player:
+            raise ValueError(f"player {self.player} is not to move (player {state.current_player()} is)")
+        if self._seen is None or view.moves[: len(self._seen)] != self._seen:
+            self._games += 1
+            self._bot = make_bot(self.level, self.seed * 1_000_003 + self._games)
+            self._bot.start_game(self.player, view.players, view.rules)
+        self._seen = view.moves
+        return action_of(self._bot.choose(view))
+
+    def restart(self) -> None:
+        """Forget the game: the next step starts a new one."""
+        self._seen = None
+
+    def restart_at(self, state: ElferRausState) -> None:
+        self.restart()
+
+    def inform_action(self, state: ElferRausState, player_id: int, action: int) -> None:
+        """Nothing to do: the bot reads the history from the state's view when it is asked."""
+
+    def provides_policy(self) -> bool:
+        return False
+
+
+class IsmctsBot(ismcts.ISMCTSBot):  # type: ignore[misc]
+    """OpenSpiel's own Information Set MCTS (``open_spiel.python.algorithms.ismcts``) with one random rollout
+    per simulation, able to join OpenSpiel's ``evaluate_bots`` (it searches afresh at every move, so
+    restarting and being told of moves change nothing)."""
+
+    def restart_at(self, state: ElferRausState) -> None:
+        self.reset()
+
+    def restart(self) -> None:
+        self.reset()
+
+    def inform_action(self, state: ElferRausState, player_id: int, action: int) -> None:
+        """Nothing to keep: each move is searched from the information state alone."""
+
+
+def ismcts_bot(game: ElferRausGame, simulations: int, seed: int = 0, uct_c: float = 2.0) -> IsmctsBot:
+    """An :class:`IsmctsBot` with ``simulations`` per move (UCT constant ``uct_c``), seeded."""
+    evaluator = mcts.RandomRolloutEvaluator(1, np.random.RandomState(seed))
+    return IsmctsBot(game, evaluator, uct_c, simulations, random_state=np.random.RandomState(seed))
 
 
 pyspiel.register_game(_GAME_TYPE, ElferRausGame)

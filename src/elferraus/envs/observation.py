@@ -34,8 +34,11 @@ piece           size          meaning
 ``laid_by``     players x 80  1 for each card each seat has laid
 ``drew``        players       cards each seat has drawn / 40
 ``kept``        players       turns each seat ended keeping a drawn card that
-                              fit (it could have drawn again) / 10
+                              fit (it could have drawn again) / 10, at most 1
 ==============  ============  ================================================
+
+Every number lies between 0 and 1 but ``hand_counts`` (at most 4) and
+``drew`` (at most 2): :meth:`Layout.high`.
 """
 
 from __future__ import annotations
@@ -85,6 +88,15 @@ class Layout:
     def size(self) -> int:
         """The length of the flat tensor."""
         return sum(int(np.prod(shape)) for _, shape in self.pieces)
+
+    def high(self) -> npt.NDArray[np.float32]:
+        """The largest value of each number of the flat tensor (the least is 0)."""
+        high = np.ones(self.size, np.float32)
+        pieces = self.views(high)
+        pieces["hand_counts"][:] = CARD_COUNT / HAND_SCALE
+        if self.history:
+            pieces["drew"][:] = CARD_COUNT / DRAWS_SCALE
+        return high
 
     def views(self, tensor: npt.NDArray[np.float32]) -> dict[str, npt.NDArray[np.float32]]:
         """Each piece as a view into the flat ``tensor`` (writing a view writes the tensor)."""
@@ -156,7 +168,7 @@ def _write_history(view: SeatView, pieces: dict[str, npt.NDArray[np.float32]]) -
             pile -= 1
         elif action == "pass":
             if turn_draws and not turn_laid and turn_draws < max_draws and pile > 0:
-                kept[slot] += 1.0 / KEPT_SCALE
+                kept[slot] = min(1.0, kept[slot] + 1.0 / KEPT_SCALE)
         else:
             laid_by[slot, Card.parse(action).index] = 1.0
             turn_laid = True

@@ -1,0 +1,180 @@
+"""Elfer raus! as a PettingZoo AEC environment, ``elferraus_v0``: every seat an agent.
+
+>>> from elferraus.pettingzoo import env
+>>> table = env(players=3, rules="classic")
+>>> table.reset(seed=7)
+>>> observation, reward, termination, truncation, info = table.last()
+>>> table.agent_selection, int(observation["action_mask"].sum())
+('player_0', 1)
+
+- **Agents** ``player_0`` … ``player_{n-1}``, the seats; the agent to act
+  is the seat to move, which may act several times in a row (a turn is a
+  sequence of lays, draws and a pass).
+- **Observation** ``{"observation": ..., "action_mask": ...}``: the
+  information-state tensor of ``elferraus.envs.observation`` (what the seat
+  holds and has seen, float32), and 1 for each legal action id
+  (``elferraus.envs.actions``; all 0 when it is not the agent's turn).
+- **Info** ``{"view": SeatView}``: the seat's own view, for policies that
+  read the history (``elferraus.envs.policies.LevelPolicy``).
+- **Rewards** at the end only: +1 for the winner, -1/(players - 1) for the
+  others. ``env()`` ends the game with -1 for an agent that makes an illegal
+  move (PettingZoo's ``TerminateIllegalWrapper``); ``raw_env`` raises.
+- **Seeding**: ``reset(seed=...)`` deals the same game for the same seed.
+- **Render**: ``"ansi"`` returns the table as text, ``"human"`` prints it.
+"""
+
+from __future__ import annotations
+
+import random
+import types
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from elferraus.envs.actions import ACTION_COUNT, actions_of, move_of
+from elferraus.envs.observation import Layout, write_view
+from elferraus.game import Game
+from elferraus.i18n import Lang
+from elferraus.rules import PRESETS, Rules
+from elferraus.words import hand_text, row_lines
+
+NAME = "elferraus_v0"
+RENDER_MODES = ("ansi", "human")
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The environment with PettingZoo's checks: an illegal move ends the game (-1 for its agent)."""
+    table: AECEnv = raw_env(**kwargs)
+    table = wrappers.TerminateIllegalWrapper(table, illegal_reward=-1)
+    table = wrappers.AssertOutOfBoundsWrapper(table)
+    return wrappers.OrderEnforcingWrapper(table)
+
+
+class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 - PettingZoo's own name
+    """The AEC environment itself: ``players`` 2-6 seats, ``rules`` a preset name or a ``Rules``."""
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": list(RENDER_MODES), "name": NAME, "is_parallelizable": False}
+
+    def __init__(self, players: int = 4, rules: str | Rules = "classic", render_mode: str | None = None) -> None:
+        super().__init__()
+        if not 2 <= players <= 6:
+            raise ValueError(f"players must be 2-6, not {players}")
+        if isinstance(rules, str):
+            if rules not in PRESETS:
+                raise ValueError(f"rules must be one of {', '.join(PRESETS)}, not {rules!r}")
+            rules = Rules.preset(rules)
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode must be one of {', '.join(RENDER_MODES)}, not {render_mode!r}")
+        self.players = players
+        self.rules = rules
+        self.render_mode = render_mode
+        self.possible_agents = [f"player_{seat}" for seat in range(players)]
+        self.agents = list(self.possible_agents)
+        self.layout = Layout(players, history=True)
+        observation = spaces.Dict(
+            {
+                "observation": spaces.Box(0.0, self.layout.high(), (self.layout.size,), np.float32),
+                "action_mask": spaces.Box(0, 1, (ACTION_COUNT,), np.int8),
+            }
+        )
+        self.observation_spaces = dict.fromkeys(self.possible_agents, observation)
+        self.action_spaces = {agent: spaces.Discrete(ACTION_COUNT) for agent in self.possible_agents}
+        self._rng = random.Random()
+        self.game: Game | None = None
+
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Deal a new game: the same one for the same ``seed``; without a seed, the next of this env's own."""
+        if seed is not None:
+            self._rng = random.Random(seed)
+        self.game = Game.deal(self.players, seed=self._rng.getrandbits(63), rules=self.rules)
+        self.agents = list(self.possible_agents)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.agent_selection = self.possible_agents[self.game.turn]
+        self._update_infos()
+
+    def observe(self, agent: str) -> dict[str, Any]:
+        seat = self.possible_agents.index(agent)
+        game = self._game()
+        tensor = np.zeros(self.layout.size, np.float32)
+        view = game.view(seat)
+        write_view(view, self.layout.views(tensor), history=True)
+        mask = np.zeros(ACTION_COUNT, np.int8)
+        if not game.is_over() and game.turn == seat:
+            mask[actions_of(game.legal_moves())] = 1
+        return {"observation": tensor, "action_mask": mask}
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        game = self._game()
+        if action is None:
+            raise ValueError(f"{agent} is to move: None is no move")
+        self._cumulative_rewards[agent] = 0.0
+        game.push(move_of(int(action)))  # IllegalMoveError (with its reason) for an illegal move
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        if game.is_over():
+            loss = -1.0 / (self.players - 1)
+            for seat, name in enumerate(self.possible_agents):
+                self.rewards[name] = 1.0 if seat == game.winner else loss
+            self.terminations = dict.fromkeys(self.agents, True)
+        else:
+            self.agent_selection = self.possible_agents[game.turn]
+        self._accumulate_rewards()
+        self._update_infos()
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self) -> str | None:
+        """The table as text: the rows, each seat's cards (counts), and the hand of the seat to move."""
+        if self.render_mode is None:
+            return None
+        text = self._text()
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+    def _text(self) -> str:
+        game = self._game()
+        lang: Lang = "en"
+        lines = row_lines(game.rows(), self.rules.colors, lang)
+        counts = "  ".join(
+            f"{name}: {count}" for name, count in zip(self.possible_agents, game.hand_sizes(), strict=True)
+        )
+        lines.append(f"cards  {counts}  pile: {game.pile_size()}")
+        if game.is_over():
+            lines.append(f"{self.possible_agents[game.turn if game.winner is None else game.winner]} won")
+        else:
+            seat = game.turn
+            lines.append(f"{self.possible_agents[seat]} to move: {hand_text(game.hand(seat), game.fitting_cards())}")
+        return "\n".join(lines)
+
+    def _update_infos(self) -> None:
+        game = self._game()
+        self.infos = {agent: {"view": game.view(seat)} for seat, agent in enumerate(self.possible_agents)}
+
+    def _game(self) -> Game:
+        if self.game is None:
+            raise RuntimeError("call reset() first")
+        return self.game
+
+
+elferraus_v0 = types.SimpleNamespace(env=env, raw_env=raw_env, NAME=NAME)
+"""The environment under its PettingZoo name, as ``pettingzoo.classic.connect_four_v3`` is used."""
