@@ -16,11 +16,14 @@ from open_spiel.python.algorithms import evaluate_bots
 
 import elferraus.openspiel  # noqa: F401 (registers the game)
 from elferraus import Card, Rules, read_record
+from elferraus.arena.players import make_player
+from elferraus.arena.runner import ArenaConfig, run_arena, summarize
 from elferraus.envs.actions import ACTION_COUNT, DRAW_ACTION, action_of
 from elferraus.envs.observation import Layout
 from elferraus.moves import Move
 from elferraus.openspiel import ElferRausState, LevelBot, ismcts_bot, max_game_length
 from elferraus.rules import PRESETS
+from elferraus.seating import seat_specs
 
 GOLDEN = Path(__file__).parent / "data" / "golden.jsonl"
 RECORDS = [json.loads(line) for line in GOLDEN.read_text(encoding="utf-8").splitlines()]
@@ -207,3 +210,20 @@ def test_the_built_in_levels_play_as_openspiel_bots() -> None:
     other = (state.current_player() + 1) % 4
     with pytest.raises(ValueError, match=f"player {other} is not to move \\(player {state.current_player()} is\\)"):
         LevelBot(game, other, "easy").step(state)
+
+
+def test_openspiels_ismcts_sits_in_the_arena() -> None:
+    """``openspiel-ismcts:SIMULATIONS`` is an arena seat: it searches from a world drawn for its own view and
+    plays legal moves to the end of every game (no forfeit)."""
+    config = ArenaConfig(
+        specs=("openspiel-ismcts:6", "greedy", "medium"), deals=1, seed=4, rules=Rules.preset("beginners")
+    )
+    results = list(run_arena(config))
+    assert len(results) == 3  # one deal, every rotation
+    assert all(result.forfeit is None and result.winner is not None for result in results)
+    summary = summarize(config, results)
+    assert summary.kinds["openspiel-ismcts:6"].seats == 3
+    assert seat_specs("openspiel-ismcts:200,greedy", 2, commands=True) == ["openspiel-ismcts:200", "greedy"]
+    assert "openspiel-ismcts:SIMULATIONS" in str(seat_specs("openspiel-ismcts:x", 1, commands=True))
+    with pytest.raises(ValueError, match="at least 1 simulation"):
+        make_player("openspiel-ismcts:0")

@@ -224,20 +224,32 @@ def resampled(state: ElferRausState, player: int, rng: random.Random) -> ElferRa
     """A state with the same information for ``player`` as ``state``: a world of ``sample_world`` dealt and
     played through the game's actions (so its history is a real one)."""
     game = state.get_game()
+    if state.game is not None:
+        return state_from_view(game, state.game.view(player), rng, drawing=state._drawing)
     fresh: ElferRausState = game.new_initial_state()
-    if state.game is None:
-        own = set(state.dealt_to(player))
-        others = [card.index for card in CARDS[: len(state._rules.colors) * 20] if card not in own]
-        rng.shuffle(others)
-        for index in range(len(state._dealt)):
-            seat = index % state._players
-            fresh.apply_action(state._dealt[index] if seat == player else others.pop())
-        return fresh
-    view = state.game.view(player)
+    own = set(state.dealt_to(player))
+    others = [card.index for card in CARDS[: len(state._rules.colors) * 20] if card not in own]
+    rng.shuffle(others)
+    for index in range(len(state._dealt)):
+        seat = index % state._players
+        fresh.apply_action(state._dealt[index] if seat == player else others.pop())
+    return fresh
+
+
+def state_from_view(
+    game: ElferRausGame, view: SeatView, rng: random.Random, *, drawing: bool = False
+) -> ElferRausState:
+    """A state of ``game`` that ``view``'s seat cannot tell from the real one: its own cards and the history
+    as it saw them, every other card dealt by :func:`~elferraus.envs.worlds.sample_world`. ``drawing``: the
+    seat to move has chosen to draw and the card is still to come.
+
+    This is how a program that only has a seat's view (the arena, a bot over the protocol) gives
+    OpenSpiel's algorithms a state to search from.
+    """
     world = sample_world(view, rng)
-    hands = [list(hand) for hand in world.hands]
-    for index in range(state._players * state._hand_size):
-        fresh.apply_action(hands[index % state._players][index // state._players].index)
+    fresh: ElferRausState = game.new_initial_state()
+    for index in range(view.players * len(world.hands[0])):
+        fresh.apply_action(world.hands[index % view.players][index // view.players].index)
     pile = list(world.pile)
     for text in view.moves:
         _, action, *_ = text.split()
@@ -246,7 +258,7 @@ def resampled(state: ElferRausState, player: int, rng: random.Random) -> ElferRa
             fresh.apply_action(pile.pop(0).index)
         else:
             fresh.apply_action(action_of(Move.parse(action)))
-    if state._drawing:
+    if drawing:
         fresh.apply_action(DRAW_ACTION)
     return fresh
 

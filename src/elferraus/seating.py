@@ -68,7 +68,8 @@ def seat_specs(text: str, players: int, *, commands: bool) -> list[str] | str:
     """One spec per seat, or an error text a person can act on.
 
     A spec is a level name, or with ``commands`` also ``cmd:PROGRAM ARGS``
-    (whose arguments may contain commas).
+    (whose arguments may contain commas) and ``openspiel-ismcts:SIMULATIONS``
+    (OpenSpiel's search, with the ``research`` extra).
 
     >>> seat_specs("greedy", 3, commands=False)
     ['greedy', 'greedy', 'greedy']
@@ -83,8 +84,9 @@ def seat_specs(text: str, players: int, *, commands: bool) -> list[str] | str:
         else:
             specs.append(piece)
     for spec in specs:
-        if not (commands and spec.startswith("cmd:")) and spec not in BOTS:
-            extra = " or cmd:PROGRAM ARGS" if commands else ""
+        searcher = spec.startswith("openspiel-ismcts:") and spec.partition(":")[2].isdigit()
+        if not (commands and (spec.startswith("cmd:") or searcher)) and spec not in BOTS:
+            extra = ", cmd:PROGRAM ARGS or openspiel-ismcts:SIMULATIONS" if commands else ""
             return f"unknown bot {spec!r}; choose from {', '.join(BOTS)}{extra}"
     if len(specs) == 1:
         return specs * players

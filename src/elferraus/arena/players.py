@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import random
 import selectors
 import shlex
 import subprocess
@@ -44,7 +45,9 @@ class BuiltinPlayer:
 
     def __init__(self, level: str) -> None:
         if level not in BOTS:
-            raise ValueError(f"unknown level {level!r}; choose one of {', '.join(BOTS)} or cmd:PROGRAM")
+            raise ValueError(
+                f"unknown level {level!r}; choose one of {', '.join(BOTS)}, cmd:PROGRAM or openspiel-ismcts:SIMULATIONS"
+            )
         self.label = level
         self._level = level
         self._bot: Bot | None = None
@@ -188,8 +191,64 @@ class ExternalPlayer:
         self._kill()
 
 
+class OpenSpielIsmctsPlayer:
+    """OpenSpiel's own Information Set MCTS with ``simulations`` per move (needs the ``research`` extra).
+
+    From the seat's view alone it builds a state of the OpenSpiel game whose hidden cards are a world
+    drawn for that view (``elferraus.openspiel.state_from_view``), and lets the search resample from it.
+    """
+
+    def __init__(self, simulations: int) -> None:
+        if simulations < 1:
+            raise ValueError(f"openspiel-ismcts needs at least 1 simulation, not {simulations}")
+        self.label = f"openspiel-ismcts:{simulations}"
+        self.simulations = simulations
+        self._game: Any = None
+        self._bot: Any = None
+        self._rng = random.Random(0)
+
+    def start_game(self, seat: int, players: int, rules: Rules, seed: int) -> None:
+        """Load the OpenSpiel game of these rules and a fresh search, seeded for this game."""
+        import pyspiel
+
+        from elferraus import openspiel
+
+        if rules.preset_name is None:
+            raise ForfeitError(f"{self.label} plays the presets only, not {rules}")
+        self._game = pyspiel.load_game(openspiel.SHORT_NAME, {"players": players, "rules": rules.preset_name})
+        self._bot = openspiel.ismcts_bot(self._game, self.simulations, seed % 2**32)
+        self._rng = random.Random(seed)
+
+    def choose(self, view: SeatView) -> Move:
+        """The search's move from a state drawn for ``view``."""
+        from elferraus import openspiel
+        from elferraus.envs.actions import move_of
+
+        if len(view.legal) == 1:
+            return view.legal[0]
+        state = openspiel.state_from_view(self._game, view, self._rng)
+        move = move_of(int(self._bot.step(state)))
+        if move not in view.legal:
+            raise ForfeitError(f"{self.label} chose the illegal move {move}")
+        return move
+
+    def end_game(self, result: dict[str, Any] | None) -> None:
+        """Nothing to do."""
+
+    def close(self) -> None:
+        """Nothing to free."""
+
+
+OPENSPIEL_ISMCTS = "openspiel-ismcts:"
+
+
 def make_player(spec: str, *, move_time: float = 5.0) -> Player:
-    """A player from a spec: a level name, or ``cmd:PROGRAM ARGS``."""
+    """A player from a spec: a level name, ``cmd:PROGRAM ARGS``, or ``openspiel-ismcts:SIMULATIONS``."""
     if spec.startswith("cmd:"):
         return ExternalPlayer(spec[4:], move_time=move_time)
+    if spec.startswith(OPENSPIEL_ISMCTS):
+        count = spec[len(OPENSPIEL_ISMCTS) :]
+        if not count.isdigit():
+            raise ValueError(f"{spec!r}: write openspiel-ismcts:SIMULATIONS, e.g. openspiel-ismcts:200")
+        return OpenSpielIsmctsPlayer(int(count))
     return BuiltinPlayer(spec)

@@ -101,7 +101,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     arena.add_argument("--players", type=_players, default=4)
     arena.add_argument(
-        "--bots", required=True, help="one spec for every seat, or one per seat: a level or cmd:PROGRAM ARGS"
+        "--bots",
+        required=True,
+        help="one spec for every seat, or one per seat: a level, cmd:PROGRAM ARGS or openspiel-ismcts:SIMULATIONS",
     )
     arena.add_argument("--games", type=_positive, default=100, help="deals to play (each in every rotation)")
     arena.add_argument("--seed", type=int, default=0)
