@@ -227,3 +227,26 @@ def test_openspiels_ismcts_sits_in_the_arena() -> None:
     assert "openspiel-ismcts:SIMULATIONS" in str(seat_specs("openspiel-ismcts:x", 1, commands=True))
     with pytest.raises(ValueError, match="at least 1 simulation"):
         make_player("openspiel-ismcts:0")
+
+
+def test_a_state_waiting_for_a_drawn_card_resamples_to_one_where_drawing_was_legal() -> None:
+    """The second draw of a turn says the first drawn card did not fit: every resampled world agrees."""
+    game = load(2)
+    rng = random.Random(12)
+    found = 0
+    while found < 5:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_action(rng.choice(state.chance_outcomes())[0])
+                continue
+            if DRAW_ACTION in state.legal_actions() and state.game.draws_this_turn >= 1:
+                state.apply_action(DRAW_ACTION)
+                for player in range(2):
+                    for _ in range(5):
+                        other = state.resample_from_infostate(player, pyspiel.UniformProbabilitySampler(0, 1))
+                        assert other.is_chance_node()
+                        assert _knowledge(other, player) == _knowledge(state, player)
+                found += 1
+                break
+            state.apply_action(rng.choice(state.legal_actions()))

@@ -78,7 +78,7 @@ class Card:
         return CARDS[index]
 
     def __str__(self) -> str:
-        return f"{self.color.value}{self.number}"
+        return _TEXTS[self.index]
 
     def __repr__(self) -> str:
         return f"Card.parse({str(self)!r})"
@@ -88,6 +88,9 @@ CARDS: tuple[Card, ...] = tuple(
     Card(Color(letter), number) for letter in ALL_COLORS for number in range(1, NUMBERS + 1)
 )
 """All 80 cards in index order."""
+
+_TEXTS: tuple[str, ...] = tuple(f"{letter}{number}" for letter in ALL_COLORS for number in range(1, NUMBERS + 1))
+"""Each card's text by index (``str`` of a card is read, not formatted)."""
 
 _BY_TEXT = {str(card): card for card in CARDS}
 

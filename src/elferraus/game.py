@@ -12,6 +12,7 @@ position writer (for its error messages and ``repr``).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -22,7 +23,7 @@ from elferraus.core import elevens_mask
 from elferraus.deal import shuffled_deal
 from elferraus.errors import IllegalMoveError, NotationError
 from elferraus.explain import explain_illegal
-from elferraus.moves import DRAW_CODE, Move
+from elferraus.moves import DRAW, DRAW_CODE, Move
 from elferraus.rules import PRESETS, Rules
 from elferraus.view import SeatView, make_view
 
@@ -31,6 +32,22 @@ _COLOR_MASK = (1 << NUMBERS) - 1
 _LOW_HALF = (1 << (ELEVEN - 1)) - 1  # numbers 1..10 of one colour
 _CLASSIC = PRESETS["classic"]
 _BITS = tuple(1 << index for index in range(len(CARDS)))
+
+
+@functools.lru_cache(maxsize=4096)
+def _rows_of(fit: int, colors: str) -> tuple[tuple[Color, tuple[int, int]], ...]:
+    """The open rows of a table whose fitting cards are ``fit`` (the table is known by them alone)."""
+    rows = []
+    for c, letter in enumerate(colors):
+        bits = (fit >> (c * NUMBERS)) & _COLOR_MASK
+        if bits >> (ELEVEN - 1) & 1:
+            continue
+        below = bits & _LOW_HALF
+        above = bits >> ELEVEN
+        low = below.bit_length() + 1 if below else 1
+        high = above.bit_length() + ELEVEN - 1 if above else NUMBERS
+        rows.append((Color(letter), (low, high)))
+    return tuple(rows)
 
 
 def cards_of(mask: int) -> list[Card]:
@@ -164,18 +181,7 @@ class Game(_Core):
 
     def rows(self) -> dict[Color, tuple[int, int]]:
         """The open rows: colour -> (lowest, highest) number laid."""
-        rows = {}
-        fit = self._fit_mask()
-        for c, letter in enumerate(self.rules.colors):
-            bits = (fit >> (c * NUMBERS)) & _COLOR_MASK
-            if bits >> (ELEVEN - 1) & 1:
-                continue
-            below = bits & _LOW_HALF
-            above = bits >> ELEVEN
-            low = below.bit_length() + 1 if below else 1
-            high = above.bit_length() + ELEVEN - 1 if above else NUMBERS
-            rows[Color(letter)] = (low, high)
-        return rows
+        return dict(_rows_of(self._fit_mask(), self.rules.colors))
 
     def fits(self, card: Card) -> bool:
         """True if ``card`` could be laid on the table now (whoever holds it)."""
@@ -267,10 +273,19 @@ class Game(_Core):
         ``None``, as somebody who holds no hand sees them (every draw hidden)."""
         if self._logs is None:
             self._logs = [[] for _ in range(self.players + 1)]
-        texts = self._logs[self.players if seat is None else seat]
-        for index in range(len(texts), self._stack_size()):
+        public = self._logs[self.players]
+        size = self._stack_size()
+        for index in range(len(public), size):
             move, mover, *_ = self._stack_entry(index)
-            texts.append(_move_text(mover, move, self._drawn_at(index) if mover == seat else None))
+            public.append(_move_text(mover, move, None))
+        if seat is None:
+            return tuple(public)
+        texts = self._logs[seat]
+        for index in range(len(texts), size):
+            text = public[index]
+            if text.endswith(" draw") and text.startswith(f"{seat} "):
+                text = _move_text(seat, DRAW, self._drawn_at(index))  # his own draw: with its card
+            texts.append(text)
         return tuple(texts)
 
     def view(self, seat: int) -> SeatView:

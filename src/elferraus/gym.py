@@ -38,7 +38,7 @@ from gymnasium import spaces
 
 from elferraus.bots import BOTS, Bot, make_bot, seat_seed
 from elferraus.envs.actions import ACTION_COUNT, actions_of, move_of
-from elferraus.envs.observation import Layout, write_view
+from elferraus.envs.observation import Layout, SeatObserver
 from elferraus.errors import IllegalMoveError
 from elferraus.game import Game
 from elferraus.i18n import Lang
@@ -89,6 +89,7 @@ class ElferRausEnv(gymnasium.Env[npt.NDArray[np.float32], np.int64]):
         self.game: Game | None = None
         self.seat = 0
         self._bots: dict[int, Bot] = {}
+        self._observer = SeatObserver(players, rules.max_draws)
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -163,12 +164,10 @@ class ElferRausEnv(gymnasium.Env[npt.NDArray[np.float32], np.int64]):
             game.push(self._bots[seat].choose(game.view(seat)))
 
     def _observation(self) -> npt.NDArray[np.float32]:
-        tensor = np.zeros(self.layout.size, np.float32)
-        write_view(self._game().view(self.seat), self.layout.views(tensor), history=True)
-        return tensor
+        return self._observer.observe(self._game(), self.seat)
 
     def _info(self) -> dict[str, Any]:
-        return {"view": self._game().view(self.seat), "action_mask": self.action_masks()}
+        return {"view": self._observer.view(self._game(), self.seat), "action_mask": self.action_masks()}
 
     def _game(self) -> Game:
         if self.game is None:

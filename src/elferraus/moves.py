@@ -24,6 +24,10 @@ class MoveKind(enum.Enum):
     PASS = "pass"
 
 
+_KIND_TEXT = {DRAW_CODE: MoveKind.DRAW.value, PASS_CODE: MoveKind.PASS.value}
+"""The text of a move without a card, by code (read, not looked up on the enum, on every ``str``)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Move:
     """One action of the player to move.
@@ -75,7 +79,7 @@ class Move:
         return self.kind is MoveKind.LAY
 
     def __str__(self) -> str:
-        return str(self.card) if self.card is not None else self.kind.value
+        return str(self.card) if self.card is not None else _KIND_TEXT[self.code]
 
     def __repr__(self) -> str:
         return f"Move.parse({str(self)!r})"

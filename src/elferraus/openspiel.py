@@ -246,7 +246,7 @@ def state_from_view(
     This is how a program that only has a seat's view (the arena, a bot over the protocol) gives
     OpenSpiel's algorithms a state to search from.
     """
-    world = sample_world(view, rng)
+    world = sample_world(view, rng, drawing=drawing)
     fresh: ElferRausState = game.new_initial_state()
     for index in range(view.players * len(world.hands[0])):
         fresh.apply_action(world.hands[index % view.players][index // view.players].index)
@@ -271,7 +271,9 @@ class ElferRausObserver:
         self.layout = Layout(players, history)
         self.history = history
         self.tensor = np.zeros(self.layout.size, np.float32)
-        self.dict = self.layout.views(self.tensor)
+        self._pieces = self.layout.views(self.tensor)
+        # OpenSpiel sizes the tensor from ``dict``: the pieces only, not the named views inside ``seats``.
+        self.dict = {name: self._pieces[name] for name, _ in self.layout.pieces}
 
     def set_from(self, state: ElferRausState, player: int) -> None:
         """Fill ``tensor`` with what ``player`` knows of ``state``."""
@@ -279,9 +281,9 @@ class ElferRausObserver:
         view = state.seat_view(player)
         if view is None:
             for card in state.dealt_to(player):
-                self.dict["hand"][card.index] = 1.0
+                self._pieces["hand"][card.index] = 1.0
             return
-        write_view(view, self.dict, history=self.history)
+        write_view(view, self._pieces, history=self.history)
 
     def string_from(self, state: ElferRausState, player: int) -> str:
         """What ``player`` knows of ``state`` as text (all he has seen, with ``perfect_recall``)."""

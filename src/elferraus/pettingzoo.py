@@ -1,7 +1,11 @@
 """Elfer raus! as a PettingZoo AEC environment, ``elferraus_v0``: every seat an agent.
 
+>>> import pettingzoo
 >>> from elferraus.pettingzoo import env
 >>> table = env(players=3, rules="classic")
+>>> type(pettingzoo.make("aec", "elferraus_v0", players=3).unwrapped).__name__
+'raw_env'
+
 >>> table.reset(seed=7)
 >>> observation, reward, termination, truncation, info = table.last()
 >>> table.agent_selection, int(observation["action_mask"].sum())
@@ -14,8 +18,9 @@
   information-state tensor of ``elferraus.envs.observation`` (what the seat
   holds and has seen, float32), and 1 for each legal action id
   (``elferraus.envs.actions``; all 0 when it is not the agent's turn).
-- **Info** ``{"view": SeatView}``: the seat's own view, for policies that
-  read the history (``elferraus.envs.policies.LevelPolicy``).
+- **Info** ``{"view": SeatView}`` for the agent to move (every agent once
+  the game is over): its own view, for policies that read the history
+  (``elferraus.envs.policies.LevelPolicy``).
 - **Rewards** at the end only: +1 for the winner, -1/(players - 1) for the
   others. ``env()`` ends the game with -1 for an agent that makes an illegal
   move (PettingZoo's ``TerminateIllegalWrapper``); ``raw_env`` raises.
@@ -30,12 +35,13 @@ import types
 from typing import Any, ClassVar
 
 import numpy as np
+import pettingzoo
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from elferraus.envs.actions import ACTION_COUNT, actions_of, move_of
-from elferraus.envs.observation import Layout, write_view
+from elferraus.envs.actions import ACTION_COUNT, action_of, move_of
+from elferraus.envs.observation import Layout, SeatObserver
 from elferraus.game import Game
 from elferraus.i18n import Lang
 from elferraus.rules import PRESETS, Rules
@@ -72,6 +78,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 - PettingZoo's own na
         self.rules = rules
         self.render_mode = render_mode
         self.possible_agents = [f"player_{seat}" for seat in range(players)]
+        self._seats = {agent: seat for seat, agent in enumerate(self.possible_agents)}
         self.agents = list(self.possible_agents)
         self.layout = Layout(players, history=True)
         observation = spaces.Dict(
@@ -84,6 +91,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 - PettingZoo's own na
         self.action_spaces = {agent: spaces.Discrete(ACTION_COUNT) for agent in self.possible_agents}
         self._rng = random.Random()
         self.game: Game | None = None
+        self._observer = SeatObserver(players, rules.max_draws)
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         return self.observation_spaces[agent]
@@ -102,17 +110,17 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 - PettingZoo's own na
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.agent_selection = self.possible_agents[self.game.turn]
+        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
+        self._informed: str | None = None
         self._update_infos()
 
     def observe(self, agent: str) -> dict[str, Any]:
-        seat = self.possible_agents.index(agent)
+        seat = self._seats[agent]
         game = self._game()
-        tensor = np.zeros(self.layout.size, np.float32)
-        view = game.view(seat)
-        write_view(view, self.layout.views(tensor), history=True)
+        tensor = self._observer.observe(game, seat)
         mask = np.zeros(ACTION_COUNT, np.int8)
-        if not game.is_over() and game.turn == seat:
-            mask[actions_of(game.legal_moves())] = 1
+        if game.turn == seat and not game.is_over():
+            mask[list(map(action_of, game.legal_moves()))] = 1
         return {"observation": tensor, "action_mask": mask}
 
     def step(self, action: int | None) -> None:
@@ -125,15 +133,14 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 - PettingZoo's own na
             raise ValueError(f"{agent} is to move: None is no move")
         self._cumulative_rewards[agent] = 0.0
         game.push(move_of(int(action)))  # IllegalMoveError (with its reason) for an illegal move
-        self.rewards = dict.fromkeys(self.agents, 0.0)
         if game.is_over():
             loss = -1.0 / (self.players - 1)
             for seat, name in enumerate(self.possible_agents):
                 self.rewards[name] = 1.0 if seat == game.winner else loss
             self.terminations = dict.fromkeys(self.agents, True)
+            self._accumulate_rewards()  # the only rewards of a game: every step before gives 0
         else:
             self.agent_selection = self.possible_agents[game.turn]
-        self._accumulate_rewards()
         self._update_infos()
         if self.render_mode == "human":
             self.render()
@@ -167,8 +174,16 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 - PettingZoo's own na
         return "\n".join(lines)
 
     def _update_infos(self) -> None:
+        """The agent to move gets its view (all of them once the game is over); the others an empty info."""
         game = self._game()
-        self.infos = {agent: {"view": game.view(seat)} for seat, agent in enumerate(self.possible_agents)}
+        if game.is_over():
+            self.infos = {agent: {"view": game.view(seat)} for seat, agent in enumerate(self.possible_agents)}
+            return
+        if self._informed is not None:
+            self.infos[self._informed] = {}
+        agent = self.possible_agents[game.turn]
+        self.infos[agent] = {"view": self._observer.view(game, game.turn)}
+        self._informed = agent
 
     def _game(self) -> Game:
         if self.game is None:
@@ -178,3 +193,6 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 - PettingZoo's own na
 
 elferraus_v0 = types.SimpleNamespace(env=env, raw_env=raw_env, NAME=NAME)
 """The environment under its PettingZoo name, as ``pettingzoo.classic.connect_four_v3`` is used."""
+
+if all(spec.name != "elferraus" for spec in pettingzoo.aec_registry.values()):
+    pettingzoo.register("aec", id=NAME, entry_point="elferraus.pettingzoo:env")

@@ -26,16 +26,17 @@ piece           size      meaning
 
 The **information state** (OpenSpiel's information-state tensor, and the
 observation of the PettingZoo and Gymnasium environments) adds what the
-history told the observer:
+history told the observer, a block of 82 numbers per seat (``seats``,
+players x 82, slot 0 the observer's):
 
-==============  ============  ================================================
-piece           size          meaning
-==============  ============  ================================================
-``laid_by``     players x 80  1 for each card each seat has laid
-``drew``        players       cards each seat has drawn / 40
-``kept``        players       turns each seat ended keeping a drawn card that
-                              fit (it could have drawn again) / 10, at most 1
-==============  ============  ================================================
+==============  ========  ====================================================
+in each block   size      meaning
+==============  ========  ====================================================
+``laid_by``     80        1 for each card that seat has laid
+``drew``        1         cards it has drawn / 40
+``kept``        1         turns it ended keeping a drawn card that fit (it
+                          could have drawn again) / 10, at most 1
+==============  ========  ====================================================
 
 Every number lies between 0 and 1 but ``hand_counts`` (at most 4) and
 ``drew`` (at most 2): :meth:`Layout.high`.
@@ -43,19 +44,26 @@ Every number lies between 0 and 1 but ``hand_counts`` (at most 4) and
 
 from __future__ import annotations
 
+import functools
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
-from elferraus.cards import Card, fit_mask_of_rows
+from elferraus.cards import Card, Color
 from elferraus.envs.actions import CARD_COUNT
+from elferraus.game import Game
 from elferraus.view import SeatView
 
+_COLOR_ORDER = {Color(letter): order for order, letter in enumerate("RYGB")}
 HAND_SCALE = 20.0
 PILE_SCALE = float(CARD_COUNT)
 DRAWS_SCALE = 40.0
 KEPT_SCALE = 10.0
+SEAT_SIZE = CARD_COUNT + 2
+"""Numbers per seat of the history block: the cards it laid, then ``drew`` and ``kept``."""
 
 
 @dataclass(frozen=True)
@@ -66,7 +74,7 @@ class Layout:
     history: bool
     """True for the information state (with the history pieces)."""
 
-    @property
+    @functools.cached_property
     def pieces(self) -> list[tuple[str, tuple[int, ...]]]:
         """Each piece's name and shape, in order."""
         n = self.players
@@ -81,13 +89,23 @@ class Layout:
             ("phase", (2,)),
         ]
         if self.history:
-            pieces += [("laid_by", (n, CARD_COUNT)), ("drew", (n,)), ("kept", (n,))]
+            pieces.append(("seats", (n, SEAT_SIZE)))
         return pieces
+
+    @functools.cached_property
+    def _spans(self) -> list[tuple[str, int, int, tuple[int, ...]]]:
+        spans = []
+        start = 0
+        for name, shape in self.pieces:
+            size = math.prod(shape)
+            spans.append((name, start, start + size, shape))
+            start += size
+        return spans
 
     @property
     def size(self) -> int:
         """The length of the flat tensor."""
-        return sum(int(np.prod(shape)) for _, shape in self.pieces)
+        return self._spans[-1][2]
 
     def high(self) -> npt.NDArray[np.float32]:
         """The largest value of each number of the flat tensor (the least is 0)."""
@@ -99,53 +117,117 @@ class Layout:
         return high
 
     def views(self, tensor: npt.NDArray[np.float32]) -> dict[str, npt.NDArray[np.float32]]:
-        """Each piece as a view into the flat ``tensor`` (writing a view writes the tensor)."""
-        views = {}
-        start = 0
-        for name, shape in self.pieces:
-            size = int(np.prod(shape))
-            views[name] = tensor[start : start + size].reshape(shape)
-            start += size
+        """Each piece as a view into the flat ``tensor`` (writing a view writes the tensor); with the history,
+        ``laid_by``, ``drew`` and ``kept`` are also given as views into ``seats``."""
+        views = {name: tensor[start:end].reshape(shape) for name, start, end, shape in self._spans}
+        if self.history:
+            views["laid_by"], views["drew"], views["kept"] = _seat_views(views["seats"])
         return views
 
     def slices(self) -> dict[str, tuple[int, int]]:
         """Each piece's first index and length in the flat tensor (for the docs and for models)."""
-        out = {}
-        start = 0
-        for name, shape in self.pieces:
-            size = int(np.prod(shape))
-            out[name] = (start, size)
-            start += size
-        return out
+        return {name: (start, end - start) for name, start, end, _ in self._spans}
 
 
-def _mask_bits(mask: int, out: npt.NDArray[np.float32]) -> None:
-    while mask:
-        low = mask & -mask
-        out[low.bit_length() - 1] = 1.0
-        mask ^= low
+def _seat_views(
+    seats: npt.NDArray[np.float32],
+) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+    return seats[:, :CARD_COUNT], seats[:, CARD_COUNT], seats[:, CARD_COUNT + 1]
 
 
-def write_view(view: SeatView, pieces: dict[str, npt.NDArray[np.float32]], *, history: bool) -> None:
-    """Write ``view`` into the piece views of a zeroed tensor (``Layout.views``)."""
+class History:
+    """The history pieces of every seat, kept up to date one move at a time (for environments that observe
+    after every move; :func:`write_view` without one reads the whole history each time)."""
+
+    def __init__(self, players: int, max_draws: int) -> None:
+        self.players = players
+        self.max_draws = max_draws
+        self._orders = [np.array([(me + slot) % players for slot in range(players)]) for me in range(players)]
+        self._moves: tuple[str, ...] = ()
+        self._start()
+
+    def _start(self) -> None:
+        n = self.players
+        self.seats = np.zeros((n, SEAT_SIZE), np.float32)
+        self.laid_by, self.drew, self.kept = _seat_views(self.seats)
+        self._moves = ()
+        self._turn_seat, self._turn_draws, self._turn_laid = -1, 0, False
+        self._pile: int | None = None
+
+    def update(self, moves: Sequence[str], pile: int) -> None:
+        """Take in the public history ``moves`` (every draw hidden, as ``Game.public_moves(None)``) up to
+        now, ``pile`` cards being left; a history that does not continue the last one starts over."""
+        seen = len(self._moves)
+        if len(moves) < seen or (seen and (moves[seen - 1] != self._moves[-1] or moves[0] != self._moves[0])):
+            self._start()
+            seen = 0
+        if self._pile is None:
+            self._pile = pile + sum(1 for text in moves if " draw" in text)
+        for text in moves[seen:]:
+            self._apply(text)
+        self._moves = tuple(moves)
+
+    def _apply(self, text: str) -> None:
+        seat_text, action, *_ = text.split()
+        seat = int(seat_text)
+        if seat != self._turn_seat:
+            self._turn_seat, self._turn_draws, self._turn_laid = seat, 0, False
+        if action == "draw":
+            self.drew[seat] += 1.0 / DRAWS_SCALE
+            self._turn_draws += 1
+            assert self._pile is not None
+            self._pile -= 1
+        elif action == "pass":
+            draws = self._turn_draws
+            if draws and not self._turn_laid and draws < self.max_draws and self._pile:
+                self.kept[seat] = min(1.0, self.kept[seat] + 1.0 / KEPT_SCALE)
+        else:
+            self.laid_by[seat, Card.parse(action).index] = 1.0
+            self._turn_laid = True
+
+    def write(self, pieces: dict[str, npt.NDArray[np.float32]], me: int) -> None:
+        """Write the history pieces as ``me`` sees them (slot 0 his own)."""
+        order = self._orders[me]
+        np.take(self.seats, order, axis=0, out=pieces["seats"])
+
+
+def write_view(
+    view: SeatView, pieces: dict[str, npt.NDArray[np.float32]], *, history: bool, tracked: History | None = None
+) -> None:
+    """Write ``view`` into the piece views of a zeroed tensor (``Layout.views``); the history pieces from
+    ``tracked`` when given (which must be up to date: :meth:`History.update`), else read from the view's
+    whole history."""
     n = view.players
     me = view.seat
+    hand = pieces["hand"]
     for card in view.hand:
-        pieces["hand"][card.index] = 1.0
-    rows = {"RYGB".index(color.value): row for color, row in view.rows.items()}
-    for order, (low, high) in rows.items():
-        pieces["table"][order * 20 + low - 1 : order * 20 + high] = 1.0
-    _mask_bits(fit_mask_of_rows(rows, len(view.rules.colors)), pieces["fits"])
+        hand[card.index] = 1.0
+    table, fits = pieces["table"], pieces["fits"]
+    opened = 0
+    for color, (low, high) in view.rows.items():
+        order = _COLOR_ORDER[color]
+        base = order * 20
+        opened |= 1 << order
+        table[base + low - 1 : base + high] = 1.0
+        if low > 1:
+            fits[base + low - 2] = 1.0
+        if high < 20:
+            fits[base + high] = 1.0
+    for order in range(len(view.rules.colors)):
+        if not opened >> order & 1:
+            fits[order * 20 + 10] = 1.0  # its 11
     if view.drawn is not None and view.turn == me:
         pieces["drawn"][view.drawn.index] = 1.0
-    for seat, count in enumerate(view.hand_counts):
-        pieces["hand_counts"][(seat - me) % n] = count / HAND_SCALE
+    counts = view.hand_counts
+    pieces["hand_counts"][:] = [counts[(me + slot) % n] / HAND_SCALE for slot in range(n)]
     pieces["pile"][0] = view.pile / PILE_SCALE
     if view.winner is None:
         pieces["to_move"][(view.turn - me) % n] = 1.0
         pieces["phase"][0] = 1.0 if view.laid else 0.0
         pieces["phase"][1] = view.draws / view.rules.max_draws
-    if history:
+    if history and tracked is not None:
+        tracked.write(pieces, me)
+    elif history:
         _write_history(view, pieces)
 
 
@@ -210,3 +292,35 @@ def observation_text(view: SeatView) -> str:
     if view.drawn is not None and view.turn == view.seat:
         text += f" | drawn {view.drawn}"
     return text
+
+
+class SeatObserver:
+    """The information-state tensor of any seat of one game after every move, fast: one buffer, the
+    history pieces kept up to date (:class:`History`), and the last view built kept for the same moment.
+
+    For the environments that observe after every move (PettingZoo, Gymnasium). A game changed in place
+    other than by new moves (``pop``) must be observed through a new observer.
+    """
+
+    def __init__(self, players: int, max_draws: int) -> None:
+        self.layout = Layout(players, history=True)
+        self._buffer = np.zeros(self.layout.size, np.float32)
+        self._pieces = self.layout.views(self._buffer)
+        self._history = History(players, max_draws)
+        self._last: tuple[int, int, int, SeatView] | None = None
+
+    def view(self, game: Game, seat: int) -> SeatView:
+        """``game.view(seat)``, built once per move."""
+        last = self._last
+        if last is not None and last[0] == id(game) and last[1] == game.move_count and last[2] == seat:
+            return last[3]
+        view = game.view(seat)
+        self._last = (id(game), game.move_count, seat, view)
+        return view
+
+    def observe(self, game: Game, seat: int) -> npt.NDArray[np.float32]:
+        """A new array: ``seat``'s information state now."""
+        self._buffer.fill(0.0)
+        self._history.update(game.public_moves(None), game.pile_size())
+        write_view(self.view(game, seat), self._pieces, history=True, tracked=self._history)
+        return self._buffer.copy()

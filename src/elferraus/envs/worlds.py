@@ -23,7 +23,7 @@ from elferraus.cards import CARDS, Card, fit_mask_of_rows, mask_of
 from elferraus.core import sampling_function
 from elferraus.errors import IllegalMoveError, NotationError
 from elferraus.game import Game, cards_of
-from elferraus.moves import Move
+from elferraus.moves import DRAW, Move
 from elferraus.view import SeatView
 
 ATTEMPTS = 2000
@@ -66,6 +66,8 @@ class _Event:
     cannot_hold: int
     """Cards the seat cannot have held just before this move, as the rules show: none that fit, when it
     draws under ``must_play`` or ends its turn without laying while the pile is empty."""
+    pending: bool = False
+    """A draw chosen whose card is still to come (the last event only)."""
 
 
 def _move_of(text: str) -> Move:
@@ -73,7 +75,7 @@ def _move_of(text: str) -> Move:
     return Move.parse(action)
 
 
-def _events(view: SeatView) -> list[_Event]:
+def _events(view: SeatView, drawing: bool = False) -> list[_Event]:
     colors = len(view.rules.colors)
     max_draws = view.rules.max_draws
     pile = view.pile + sum(1 for text in view.moves if " draw" in text)
@@ -81,7 +83,8 @@ def _events(view: SeatView) -> list[_Event]:
     must_play = view.rules.must_play
     parsed = []
     turn_seat, draws, laid = -1, 0, False
-    for text in view.moves:
+    texts = (*view.moves, f"{view.turn} draw") if drawing else view.moves
+    for text in texts:
         seat_text, action, *seen = text.split()
         seat = int(seat_text)
         if seat != turn_seat:
@@ -110,6 +113,9 @@ def _events(view: SeatView) -> list[_Event]:
         is_draw = move.kind.value == "draw"
         next_move = following[1] if is_draw and following is not None and following[0] == seat else None
         events.append(_Event(seat, move, card, fit, next_move, again, cannot_hold))
+    if drawing:
+        last = events[-1]
+        events[-1] = _Event(last.seat, last.move, None, last.fit, None, False, last.cannot_hold, pending=True)
     return events
 
 
@@ -125,15 +131,16 @@ def _drawn_card_fits(event: _Event, must_play: bool) -> bool | None:
     return True if event.could_draw_again else None
 
 
-def sample_world(view: SeatView, rng: random.Random, tracker: Tracker | None = None) -> World:
+def sample_world(view: SeatView, rng: random.Random, tracker: Tracker | None = None, *, drawing: bool = False) -> World:
     """A world agreeing with everything ``view`` shows: same own cards, same history, other cards redealt.
 
-    ``tracker``: the seat's tracker of the history, if one is kept (else one is made).
+    ``tracker``: the seat's tracker of the history, if one is kept (else one is made). ``drawing``: the seat
+    to move has chosen to draw, and the card is still to come (so drawing must be legal in the world).
 
     Raises:
         NoWorldError: none found in :data:`ATTEMPTS` tries (not seen in practice).
     """
-    events = _events(view)
+    events = _events(view, drawing)
     knowledge = Knowledge.of(view, tracker or Tracker.following(view, None))
     excluded = _excluded(view, events)
     weights: list[tuple[float, ...] | None] = []
@@ -159,7 +166,7 @@ def sample_world(view: SeatView, rng: random.Random, tracker: Tracker | None = N
         )
         hands = [set(cards_of(mask)) for mask in hand_masks]
         world = _walk_back(events, hands, pile_now, rng, must_play, undealt)
-        if world is not None and _replays(world, view):
+        if world is not None and _replays(world, view, drawing):
             return world
     raise NoWorldError(f"no world agrees with seat {view.seat}'s view after {ATTEMPTS} tries")
 
@@ -229,7 +236,7 @@ def _walk_back(
         hand = hands[seat]
         if event.move.card is not None:
             hand.add(event.move.card)
-        elif event.move.kind.value == "draw":
+        elif event.move.kind.value == "draw" and not event.pending:
             card = (
                 event.card
                 if event.card is not None
@@ -284,7 +291,7 @@ def _hidden_draw(
     return rng.choice(candidates)
 
 
-def _replays(world: World, view: SeatView) -> bool:
+def _replays(world: World, view: SeatView, drawing: bool) -> bool:
     try:
         game = Game(world.hands, world.pile, view.rules)
         for text in view.moves:
@@ -294,7 +301,7 @@ def _replays(world: World, view: SeatView) -> bool:
             game.push(_move_of(text))
     except (IllegalMoveError, NotationError):
         return False
-    return game.view(view.seat) == view
+    return game.view(view.seat) == view and (not drawing or DRAW in game.legal_moves())
 
 
 __all__ = ["ATTEMPTS", "NoWorldError", "World", "sample_world"]
