@@ -131,10 +131,39 @@ class ElferRausState(pyspiel.State):  # type: ignore[misc]
         self.game: Game | None = None
         """The engine's game, once dealt (its pile order is chosen draw by draw: ``Game.put_on_top``)."""
         self._drawing = False
+        self._replay: list[tuple[int, int]] | None = None
+        self._replayed = 0
+
+    def _write_history(self, steps: list[tuple[int, int]]) -> None:
+        """Give this new state ``steps`` (player, action) as OpenSpiel's history without playing them:
+        OpenSpiel records a history only through ``apply_action``, so the steps are applied with the game
+        standing still. The caller then sets the position they lead to."""
+        self._replay, self._replayed = steps, 0
+        try:
+            for _, action in steps:
+                self.apply_action(action)
+        finally:
+            self._replay = None
+
+    def clone(self) -> ElferRausState:
+        """An independent copy with the same history. (OpenSpiel's own clone of a Python state replays
+        every action of the history on the engine; this copies the engine's game instead.)"""
+        other = ElferRausState(self.get_game())
+        other._write_history([(step.player, step.action) for step in self.full_history()])
+        other._dealt = list(self._dealt)
+        other._undealt = list(self._undealt)
+        other.game = self.game.copy() if self.game is not None else None
+        other._drawing = self._drawing
+        return other
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> ElferRausState:
+        return self.clone()
 
     # -- the OpenSpiel API ------------------------------------------------------------
 
     def current_player(self) -> int:
+        if self._replay is not None:
+            return self._replay[self._replayed][0]
         game = self.game
         if game is None or self._drawing:
             return int(pyspiel.PlayerId.CHANCE)
@@ -154,6 +183,9 @@ class ElferRausState(pyspiel.State):  # type: ignore[misc]
         return [(card, share) for card in cards]
 
     def _apply_action(self, action: int) -> None:
+        if self._replay is not None:
+            self._replayed += 1  # only OpenSpiel's own history is being written: see _with_history
+            return
         game = self.game
         if game is None:
             self._deal(action)
@@ -250,12 +282,12 @@ def state_from_view(
     fresh: ElferRausState = game.new_initial_state()
     for index in range(view.players * len(world.hands[0])):
         fresh.apply_action(world.hands[index % view.players][index // view.players].index)
-    pile = list(world.pile)
+    pile = iter(world.pile)
     for text in view.moves:
         _, action, *_ = text.split()
         if action == "draw":
             fresh.apply_action(DRAW_ACTION)
-            fresh.apply_action(pile.pop(0).index)
+            fresh.apply_action(next(pile).index)
         else:
             fresh.apply_action(action_of(Move.parse(action)))
     if drawing:
