@@ -54,6 +54,7 @@ bench: $(STAMP)
 	.venv-bench/bin/python -m pip install --quiet --disable-pip-version-check --require-hashes -r benchmarks/requirements.lock
 	.venv-bench/bin/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	.venv-bench/bin/python benchmarks/random_games.py
+	.venv-bench/bin/python benchmarks/frameworks.py
 
 clean:
 	rm -rf $(VENV) .venv-bench .mypy_cache .ruff_cache

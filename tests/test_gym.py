@@ -65,12 +65,12 @@ def test_the_same_seed_gives_the_same_episode() -> None:
     runs = []
     for _ in range(2):
         environment = ElferRausEnv(players=4, opponents=["easy", "medium", "greedy"])
-        observation, info = environment.reset(seed=9)
-        policy = LevelPolicy("greedy")
+        observation, _info = environment.reset(seed=9)
+        policy = LevelPolicy("greedy", environment)
         steps = [observation]
         done = False
         while not done:
-            observation, _reward, done, _truncated, info = environment.step(policy(observation, info))
+            observation, _reward, done, _truncated, _info = environment.step(policy(observation))
             steps.append(observation)
         runs.append((environment.game.record_moves(), np.array(steps)))
     assert runs[0][0] == runs[1][0]

@@ -57,12 +57,12 @@ def _play_to_the_end(table: Any, policies: dict[str, Any]) -> dict[str, float]:
     """Every agent's final reward."""
     finals = {}
     for agent in table.agent_iter(max_iter=5000):
-        observation, reward, termination, truncation, info = table.last()
+        observation, reward, termination, truncation, _info = table.last()
         if termination or truncation:
             finals[agent] = reward
             table.step(None)
             continue
-        action = policies[agent](observation, info)
+        action = policies[agent](observation)
         assert observation["action_mask"][action] == 1
         table.step(action)
     return finals
@@ -74,7 +74,7 @@ def test_the_same_seed_deals_the_same_game_and_levels_play_it_through_their_poli
         table = raw_env(players=4)
         table.reset(seed=11)
         policies = {
-            agent: LevelPolicy(level, seed)
+            agent: LevelPolicy(level, table, seed)
             for seed, (agent, level) in enumerate(
                 zip(table.possible_agents, ["greedy", "medium", "easy", "random"], strict=True)
             )
@@ -159,3 +159,17 @@ def test_render_shows_the_table_as_text() -> None:
     human = raw_env(players=2, render_mode="human")
     human.reset(seed=5)
     assert human.render() is None
+
+
+def test_an_agents_view_is_its_own_and_a_policy_needs_its_environment() -> None:
+    table = raw_env(players=3)
+    table.reset(seed=6)
+    assert table.game is not None
+    for seat, agent in enumerate(table.possible_agents):
+        view = table.view(agent)
+        assert view.seat == seat
+        assert list(view.hand) == table.game.hand(seat)
+        assert view == table.game.view(seat)
+    assert table.infos == {agent: {} for agent in table.possible_agents}
+    with pytest.raises(TypeError, match="no environment to read the seat's view from"):
+        LevelPolicy("greedy")(table.observe(table.agent_selection))

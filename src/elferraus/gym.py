@@ -43,6 +43,7 @@ from elferraus.errors import IllegalMoveError
 from elferraus.game import Game
 from elferraus.i18n import Lang
 from elferraus.rules import PRESETS, Rules
+from elferraus.view import SeatView
 from elferraus.words import hand_text, row_lines
 
 ENV_ID = "elferraus/ElferRaus-v0"
@@ -130,6 +131,10 @@ class ElferRausEnv(gymnasium.Env[npt.NDArray[np.float32], np.int64]):
             self.render()
         return self._observation(), reward, game.is_over(), False, self._info()
 
+    def view(self) -> SeatView:
+        """What the learner may know now: its own view of the game (``SeatView``)."""
+        return self._observer.view(self._game(), self.seat)
+
     def action_masks(self) -> npt.NDArray[np.bool_]:
         """True for each action id the learner may choose now."""
         mask = np.zeros(ACTION_COUNT, np.bool_)
@@ -167,7 +172,7 @@ class ElferRausEnv(gymnasium.Env[npt.NDArray[np.float32], np.int64]):
         return self._observer.observe(self._game(), self.seat)
 
     def _info(self) -> dict[str, Any]:
-        return {"view": self._observer.view(self._game(), self.seat), "action_mask": self.action_masks()}
+        return {"view": self.view(), "action_mask": self.action_masks()}
 
     def _game(self) -> Game:
         if self.game is None:

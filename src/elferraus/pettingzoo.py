@@ -18,9 +18,9 @@
   information-state tensor of ``elferraus.envs.observation`` (what the seat
   holds and has seen, float32), and 1 for each legal action id
   (``elferraus.envs.actions``; all 0 when it is not the agent's turn).
-- **Info** ``{"view": SeatView}`` for the agent to move (every agent once
-  the game is over): its own view, for policies that read the history
-  (``elferraus.envs.policies.LevelPolicy``).
+- **Info** ``{}``. :meth:`raw_env.view` gives an agent its own
+  ``SeatView`` (its hand, the table, the history as it saw it), for
+  policies that read the history (``elferraus.envs.policies.LevelPolicy``).
 - **Rewards** at the end only: +1 for the winner, -1/(players - 1) for the
   others. ``env()`` ends the game with -1 for an agent that makes an illegal
   move (PettingZoo's ``TerminateIllegalWrapper``); ``raw_env`` raises.
@@ -45,6 +45,7 @@ from elferraus.envs.observation import Layout, SeatObserver
 from elferraus.game import Game
 from elferraus.i18n import Lang
 from elferraus.rules import PRESETS, Rules
+from elferraus.view import SeatView
 from elferraus.words import hand_text, row_lines
 
 NAME = "elferraus_v0"
@@ -111,8 +112,6 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 - PettingZoo's own na
         self.truncations = dict.fromkeys(self.agents, False)
         self.agent_selection = self.possible_agents[self.game.turn]
         self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
-        self._informed: str | None = None
-        self._update_infos()
 
     def observe(self, agent: str) -> dict[str, Any]:
         seat = self._seats[agent]
@@ -141,7 +140,6 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 - PettingZoo's own na
             self._accumulate_rewards()  # the only rewards of a game: every step before gives 0
         else:
             self.agent_selection = self.possible_agents[game.turn]
-        self._update_infos()
         if self.render_mode == "human":
             self.render()
 
@@ -173,17 +171,9 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 - PettingZoo's own na
             lines.append(f"{self.possible_agents[seat]} to move: {hand_text(game.hand(seat), game.fitting_cards())}")
         return "\n".join(lines)
 
-    def _update_infos(self) -> None:
-        """The agent to move gets its view (all of them once the game is over); the others an empty info."""
-        game = self._game()
-        if game.is_over():
-            self.infos = {agent: {"view": game.view(seat)} for seat, agent in enumerate(self.possible_agents)}
-            return
-        if self._informed is not None:
-            self.infos[self._informed] = {}
-        agent = self.possible_agents[game.turn]
-        self.infos[agent] = {"view": self._observer.view(game, game.turn)}
-        self._informed = agent
+    def view(self, agent: str) -> SeatView:
+        """What ``agent`` may know now: its own view of the game (``SeatView``), and nothing of the others'."""
+        return self._observer.view(self._game(), self._seats[agent])
 
     def _game(self) -> Game:
         if self.game is None:

@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -191,6 +191,26 @@ class History:
         np.take(self.seats, order, axis=0, out=pieces["seats"])
 
 
+def _write_table(
+    rows: Mapping[Color, tuple[int, int]], colors: int, pieces: dict[str, npt.NDArray[np.float32]]
+) -> None:
+    """``table`` and ``fits`` from the open rows."""
+    table, fits = pieces["table"], pieces["fits"]
+    opened = 0
+    for color, (low, high) in rows.items():
+        order = _COLOR_ORDER[color]
+        base = order * 20
+        opened |= 1 << order
+        table[base + low - 1 : base + high] = 1.0
+        if low > 1:
+            fits[base + low - 2] = 1.0
+        if high < 20:
+            fits[base + high] = 1.0
+    for order in range(colors):
+        if not opened >> order & 1:
+            fits[order * 20 + 10] = 1.0  # its 11
+
+
 def write_view(
     view: SeatView, pieces: dict[str, npt.NDArray[np.float32]], *, history: bool, tracked: History | None = None
 ) -> None:
@@ -202,20 +222,7 @@ def write_view(
     hand = pieces["hand"]
     for card in view.hand:
         hand[card.index] = 1.0
-    table, fits = pieces["table"], pieces["fits"]
-    opened = 0
-    for color, (low, high) in view.rows.items():
-        order = _COLOR_ORDER[color]
-        base = order * 20
-        opened |= 1 << order
-        table[base + low - 1 : base + high] = 1.0
-        if low > 1:
-            fits[base + low - 2] = 1.0
-        if high < 20:
-            fits[base + high] = 1.0
-    for order in range(len(view.rules.colors)):
-        if not opened >> order & 1:
-            fits[order * 20 + 10] = 1.0  # its 11
+    _write_table(view.rows, len(view.rules.colors), pieces)
     if view.drawn is not None and view.turn == me:
         pieces["drawn"][view.drawn.index] = 1.0
     counts = view.hand_counts
@@ -319,8 +326,32 @@ class SeatObserver:
         return view
 
     def observe(self, game: Game, seat: int) -> npt.NDArray[np.float32]:
-        """A new array: ``seat``'s information state now."""
+        """A new array: ``seat``'s information state now, the same as :func:`write_view` of its view.
+
+        It is written from the game without building the view, and reads only
+        what the seat may know: its own hand, and the table, counts and history
+        everybody sees.
+        """
         self._buffer.fill(0.0)
         self._history.update(game.public_moves(None), game.pile_size())
-        write_view(self.view(game, seat), self._pieces, history=True, tracked=self._history)
+        pieces = self._pieces
+        hand = pieces["hand"]
+        for card in game.hand(seat):
+            hand[card.index] = 1.0
+        _write_table(game.rows(), len(game.rules.colors), pieces)
+        n = game.players
+        over = game.is_over()
+        turn = game.turn
+        if turn == seat and not over:
+            drawn = game.drawn_playable()
+            if drawn is not None:
+                pieces["drawn"][drawn.index] = 1.0
+        counts = game.hand_sizes()
+        pieces["hand_counts"][:] = [counts[(seat + slot) % n] / HAND_SCALE for slot in range(n)]
+        pieces["pile"][0] = game.pile_size() / PILE_SCALE
+        if not over:
+            pieces["to_move"][(turn - seat) % n] = 1.0
+            pieces["phase"][0] = 1.0 if game.laid_this_turn() else 0.0
+            pieces["phase"][1] = game.draws_this_turn / game.rules.max_draws
+        self._history.write(pieces, seat)
         return self._buffer.copy()

@@ -1,14 +1,12 @@
-"""The built-in levels as policies of the learning frameworks: ``policy(observation, info) -> action``.
+"""The built-in levels as policies of the learning frameworks: functions from an observation to an action.
 
-PettingZoo's and Gymnasium's environments put the acting seat's
-:class:`~elferraus.SeatView` in ``info["view"]``: the levels that read the
-history (``medium`` and up) need more than a tensor holds. It is what that
-seat may see, nothing more.
+The levels from ``medium`` up read the history, which a tensor does not
+hold, so a policy reads the acting seat's own :class:`~elferraus.SeatView`
+from its environment (``view()``): what that seat may see, nothing more.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from elferraus.bots import Bot, make_bot
@@ -17,29 +15,41 @@ from elferraus.view import SeatView
 
 
 class LevelPolicy:
-    """A built-in level (``random`` … ``expert``) choosing from the seat's view in ``info["view"]``.
+    """A built-in level (``random`` … ``expert``) as ``policy(observation) -> action`` for ``env``.
 
-    One policy can play any seat and any number of games: it starts its
-    player again whenever the view shows a new game.
+    ``env`` is a PettingZoo environment of ``elferraus.pettingzoo`` (the
+    policy plays the agent to act) or a Gymnasium one of ``elferraus.gym``
+    (the learner's seat), wrapped or not. One policy can play any seat and
+    any number of games: it starts its player again whenever the view shows
+    a new game. :meth:`choose` picks from a view directly.
 
-    >>> from elferraus import Game
-    >>> policy = LevelPolicy("greedy")
-    >>> game = Game.deal(players=3, seed=1)
-    >>> policy(None, {"view": game.view(game.turn)})
-    10
+    >>> from elferraus.pettingzoo import env
+    >>> table = env(players=3)
+    >>> table.reset(seed=1)
+    >>> policy = LevelPolicy("greedy", table)
+    >>> observation, *_ = table.last()
+    >>> policy(observation) == int(observation["action_mask"].argmax())
+    True
     """
 
-    def __init__(self, level: str, seed: int = 0) -> None:
+    def __init__(self, level: str, env: Any = None, seed: int = 0) -> None:
         self.level = level
         self.seed = seed
+        self.env = env
         self._bots: dict[int, Bot] = {}
         self._seen: dict[int, tuple[str, ...]] = {}
         self._games = 0
 
-    def __call__(self, observation: Any, info: Mapping[str, Any]) -> int:
-        view = info["view"]
-        if not isinstance(view, SeatView):
-            raise TypeError(f"info['view'] must be the seat's SeatView, not {type(view).__name__}")
+    def __call__(self, observation: Any) -> int:
+        """The action for the seat that acts now in ``env`` (the observation is that seat's)."""
+        if self.env is None:
+            raise TypeError("this policy has no environment to read the seat's view from: LevelPolicy(level, env)")
+        unwrapped = self.env.unwrapped
+        view = unwrapped.view(unwrapped.agent_selection) if hasattr(unwrapped, "agent_selection") else unwrapped.view()
+        return self.choose(view)
+
+    def choose(self, view: SeatView) -> int:
+        """The action this level takes from ``view`` (its seat must be to move)."""
         bot = self._bots.get(view.seat)
         before = self._seen.get(view.seat, ())
         if bot is None or view.moves[: len(before)] != before:
