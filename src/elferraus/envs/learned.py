@@ -1,0 +1,143 @@
+"""A learned player without its training library: the network's weights in NumPy, playing from a seat's view.
+
+A trained policy is saved as a ``.npz`` file of plain arrays (the training
+example, ``examples/train/``, writes it):
+
+==================  ==========================================================
+array               what it is
+==================  ==========================================================
+``hidden_W{i}``     the weights of hidden layer ``i`` (inputs x outputs), in order
+``hidden_b{i}``     its biases
+``action_W``        the weights of the action layer (last hidden x 82)
+``action_b``        its biases
+``activation``      ``"tanh"`` or ``"relu"``, after every hidden layer
+``players``         the player count the network was trained for
+==================  ==========================================================
+
+The input is the information-state tensor of ``elferraus.envs.observation``
+for the seat to move; the output one logit per action id. The player takes
+the legal action with the highest logit, so it never makes an illegal move.
+
+``python -m elferraus.envs.learned MODEL.npz`` plays over the bot protocol
+``elferraus-bot/1``, so the arena can seat it:
+``elferraus arena --bots "cmd:python -m elferraus.envs.learned MODEL.npz,greedy,greedy,greedy"``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from elferraus.bots import Bot
+from elferraus.envs.actions import ACTION_COUNT, MOVES, action_of
+from elferraus.envs.observation import Layout, write_view
+from elferraus.moves import Move
+from elferraus.protocol import serve
+from elferraus.rules import Rules
+from elferraus.view import SeatView
+
+
+def _relu(x: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    return np.maximum(x, 0.0)
+
+
+def _tanh(x: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    return np.tanh(x)
+
+
+ACTIVATIONS: dict[str, Callable[[npt.NDArray[np.float32]], npt.NDArray[np.float32]]] = {"tanh": _tanh, "relu": _relu}
+
+
+class Network:
+    """The layers of a saved policy network, and its forward pass."""
+
+    def __init__(self, arrays: Mapping[str, npt.NDArray[np.generic]]) -> None:
+        try:
+            activation = str(arrays["activation"])
+            self.players = int(arrays["players"])
+            self.hidden: list[tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]] = []
+            while f"hidden_W{len(self.hidden)}" in arrays:
+                index = len(self.hidden)
+                self.hidden.append(
+                    (
+                        np.asarray(arrays[f"hidden_W{index}"], np.float32),
+                        np.asarray(arrays[f"hidden_b{index}"], np.float32),
+                    )
+                )
+            self.action = (np.asarray(arrays["action_W"], np.float32), np.asarray(arrays["action_b"], np.float32))
+        except KeyError as error:
+            raise ValueError(f"not a saved policy: no array {error}") from None
+        if activation not in ACTIVATIONS:
+            raise ValueError(f"activation must be one of {', '.join(ACTIVATIONS)}, not {activation!r}")
+        self.activation = ACTIVATIONS[activation]
+        size = Layout(self.players, history=True).size
+        inputs = self.hidden[0][0].shape[0] if self.hidden else self.action[0].shape[0]
+        if inputs != size:
+            raise ValueError(
+                f"the network takes {inputs} inputs; the information state of {self.players} players has {size}"
+            )
+        if self.action[0].shape[1] != ACTION_COUNT:
+            raise ValueError(f"the action layer has {self.action[0].shape[1]} outputs, not {ACTION_COUNT}")
+
+    @classmethod
+    def load(cls, path: str | Path) -> Network:
+        """Read a ``.npz`` file.
+
+        Raises:
+            ValueError: the file is not a saved policy (the message says what is missing or wrong).
+        """
+        with np.load(path, allow_pickle=False) as arrays:
+            return cls({name: arrays[name] for name in arrays.files})
+
+    def logits(self, observation: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+        """One number per action id (higher is better)."""
+        x = observation
+        for weights, bias in self.hidden:
+            x = self.activation(x @ weights + bias)
+        weights, bias = self.action
+        out: npt.NDArray[np.float32] = x @ weights + bias
+        return out
+
+
+class LearnedBot(Bot):
+    """A computer player that takes its network's best legal action."""
+
+    name = "learned"
+
+    def __init__(self, network: Network, seed: int = 0) -> None:
+        super().__init__(seed)
+        self.network = network
+        self._layout = Layout(network.players, history=True)
+
+    def start_game(self, seat: int, players: int, rules: Rules) -> None:
+        if players != self.network.players:
+            raise ValueError(f"this network was trained for {self.network.players} players, not {players}")
+
+    def choose(self, view: SeatView) -> Move:
+        tensor = np.zeros(self._layout.size, np.float32)
+        write_view(view, self._layout.views(tensor), history=True)
+        logits = self.network.logits(tensor)
+        legal = [action_of(move) for move in view.legal]
+        return MOVES[max(legal, key=lambda action: float(logits[action]))]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Play the saved policy ``MODEL.npz`` over the bot protocol on stdin and stdout."""
+    parser = argparse.ArgumentParser(prog="python -m elferraus.envs.learned", description=main.__doc__)
+    parser.add_argument("model", help="a policy saved as .npz (examples/train/)")
+    args = parser.parse_args(argv)
+    try:
+        network = Network.load(args.model)
+    except (OSError, ValueError) as error:
+        print(f"elferraus learned: {args.model}: {error}", file=sys.stderr)
+        return 2
+    return serve(LearnedBot(network))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,90 @@
+"""The learned player's runner (``elferraus.envs.learned``): a saved network plays legal moves from a seat's
+view, in process and over the bot protocol in the arena, and a broken file is refused with what is wrong."""
+
+from __future__ import annotations
+
+import itertools
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from elferraus import Game
+from elferraus.arena.runner import ArenaConfig, run_arena, summarize
+from elferraus.envs.actions import action_of
+from elferraus.envs.learned import LearnedBot, Network, main
+from elferraus.envs.observation import Layout, write_view
+
+
+def _save(path: Path, players: int = 4, hidden: tuple[int, ...] = (32, 16), seed: int = 0) -> Path:
+    rng = np.random.default_rng(seed)
+    sizes = [Layout(players, history=True).size, *hidden]
+    arrays: dict[str, object] = {"activation": np.array("tanh"), "players": np.array(players)}
+    for index, (inputs, outputs) in enumerate(itertools.pairwise(sizes)):
+        arrays[f"hidden_W{index}"] = rng.normal(0, 0.3, (inputs, outputs)).astype(np.float32)
+        arrays[f"hidden_b{index}"] = rng.normal(0, 0.1, outputs).astype(np.float32)
+    arrays["action_W"] = rng.normal(0, 0.3, (sizes[-1], 82)).astype(np.float32)
+    arrays["action_b"] = np.zeros(82, np.float32)
+    np.savez(path, **arrays)
+    return path
+
+
+def test_the_network_is_the_saved_layers_and_the_bot_takes_its_best_legal_action(tmp_path: Path) -> None:
+    network = Network.load(_save(tmp_path / "model.npz"))
+    bot = LearnedBot(network)
+    game = Game.deal(4, seed=3)
+    rng = np.random.default_rng(1)
+    while not game.is_over():
+        view = game.view(game.turn)
+        bot.start_game(view.seat, 4, game.rules)
+        tensor = np.zeros(Layout(4, history=True).size, np.float32)
+        write_view(view, Layout(4, history=True).views(tensor), history=True)
+        x = tensor
+        with np.load(tmp_path / "model.npz") as arrays:
+            for index in range(2):
+                x = np.tanh(x @ arrays[f"hidden_W{index}"] + arrays[f"hidden_b{index}"])
+            logits = x @ arrays["action_W"] + arrays["action_b"]
+        assert np.allclose(network.logits(tensor), logits, atol=1e-5)
+        move = bot.choose(view)
+        assert move in view.legal
+        assert logits[action_of(move)] == pytest.approx(max(logits[action_of(legal)] for legal in view.legal))
+        game.push(move if rng.random() < 0.5 else view.legal[0])
+
+
+def test_the_runner_sits_in_the_arena_over_the_protocol(tmp_path: Path) -> None:
+    model = _save(tmp_path / "model.npz")
+    runner = f"cmd:{sys.executable} -m elferraus.envs.learned {model}"
+    config = ArenaConfig(specs=(runner, "greedy", "greedy", "greedy"), deals=2, seed=1)
+    results = list(run_arena(config))
+    assert len(results) == 8
+    assert all(result.forfeit is None and result.winner is not None for result in results)
+    assert summarize(config, results).games == 8
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"action_W": None}, "no array 'action_W'"),
+        ({"activation": np.array("sigmoid")}, "activation must be one of tanh, relu"),
+        ({"players": np.array(3)}, "the information state of 3 players has 575"),
+    ],
+)
+def test_a_broken_model_is_refused_with_what_is_wrong(
+    tmp_path: Path, change: dict, message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _save(tmp_path / "model.npz")
+    with np.load(path) as arrays:
+        kept = {name: arrays[name] for name in arrays.files}
+    for name, value in change.items():
+        if value is None:
+            kept.pop(name)
+        else:
+            kept[name] = value
+    broken = tmp_path / "broken.npz"
+    np.savez(broken, **kept)
+    with pytest.raises(ValueError, match=message):
+        Network.load(broken)
+    assert main([str(broken)]) == 2
+    assert message.split(" has", maxsplit=1)[0] in capsys.readouterr().err
+    assert main([str(tmp_path / "missing.npz")]) == 2
