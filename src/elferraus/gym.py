@@ -39,10 +39,11 @@ from gymnasium import spaces
 from elferraus.bots import BOTS, Bot, make_bot, seat_seed
 from elferraus.envs.actions import ACTION_COUNT, actions_of, move_of
 from elferraus.envs.observation import Layout, SeatObserver
+from elferraus.envs.settings import table_rules
 from elferraus.errors import IllegalMoveError
 from elferraus.game import Game
 from elferraus.i18n import Lang
-from elferraus.rules import PRESETS, Rules
+from elferraus.rules import Rules
 from elferraus.view import SeatView
 from elferraus.words import hand_text, row_lines
 
@@ -62,12 +63,7 @@ class ElferRausEnv(gymnasium.Env[npt.NDArray[np.float32], np.int64]):
         seat: int | None = None,
         render_mode: str | None = None,
     ) -> None:
-        if not 2 <= players <= 6:
-            raise ValueError(f"players must be 2-6, not {players}")
-        if isinstance(rules, str):
-            if rules not in PRESETS:
-                raise ValueError(f"rules must be one of {', '.join(PRESETS)}, not {rules!r}")
-            rules = Rules.preset(rules)
+        rules = table_rules(players, rules)
         levels = [opponents] * (players - 1) if isinstance(opponents, str) else list(opponents)
         if len(levels) != players - 1:
             raise ValueError(f"opponents must name one level, or {players - 1} (one per other seat), not {len(levels)}")

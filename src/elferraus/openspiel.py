@@ -38,14 +38,14 @@ from elferraus.bots import make_bot
 from elferraus.cards import CARDS, ELEVEN, Card
 from elferraus.envs.actions import ACTION_COUNT, CARD_COUNT, DRAW_ACTION, MOVES, action_of, action_text, actions_of
 from elferraus.envs.observation import Layout, information_text, observation_text, write_view
+from elferraus.envs.settings import MAX_PLAYERS, MIN_PLAYERS, table_rules
 from elferraus.envs.worlds import sample_world
 from elferraus.game import Game
 from elferraus.moves import DRAW, Move
-from elferraus.rules import PRESETS, Rules
+from elferraus.rules import Rules
 from elferraus.view import SeatView
 
 SHORT_NAME = "elfer_raus"
-MIN_PLAYERS, MAX_PLAYERS = 2, 6
 DEFAULT_PARAMETERS = {"players": 4, "rules": "classic"}
 
 _GAME_TYPE = pyspiel.GameType(
@@ -86,12 +86,8 @@ class ElferRausGame(pyspiel.Game):  # type: ignore[misc]
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         params = {**DEFAULT_PARAMETERS, **(params or {})}
         players = int(params["players"])
-        if not MIN_PLAYERS <= players <= MAX_PLAYERS:
-            raise ValueError(f"players must be {MIN_PLAYERS}-{MAX_PLAYERS}, not {players}")
         name = str(params["rules"])
-        if name not in PRESETS:
-            raise ValueError(f"rules must be one of {', '.join(PRESETS)}, not {name!r}")
-        self.rules = Rules.preset(name)
+        self.rules = table_rules(players, name)
         self.players = players
         info = pyspiel.GameInfo(
             num_distinct_actions=ACTION_COUNT,

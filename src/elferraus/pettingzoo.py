@@ -42,9 +42,10 @@ from pettingzoo.utils import wrappers
 
 from elferraus.envs.actions import ACTION_COUNT, action_of, move_of
 from elferraus.envs.observation import Layout, SeatObserver
+from elferraus.envs.settings import table_rules
 from elferraus.game import Game
 from elferraus.i18n import Lang
-from elferraus.rules import PRESETS, Rules
+from elferraus.rules import Rules
 from elferraus.view import SeatView
 from elferraus.words import hand_text, row_lines
 
@@ -67,12 +68,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 - PettingZoo's own na
 
     def __init__(self, players: int = 4, rules: str | Rules = "classic", render_mode: str | None = None) -> None:
         super().__init__()
-        if not 2 <= players <= 6:
-            raise ValueError(f"players must be 2-6, not {players}")
-        if isinstance(rules, str):
-            if rules not in PRESETS:
-                raise ValueError(f"rules must be one of {', '.join(PRESETS)}, not {rules!r}")
-            rules = Rules.preset(rules)
+        rules = table_rules(players, rules)
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode must be one of {', '.join(RENDER_MODES)}, not {render_mode!r}")
         self.players = players
