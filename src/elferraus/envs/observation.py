@@ -155,8 +155,9 @@ class History:
         self._pile: int | None = None
 
     def update(self, moves: Sequence[str], pile: int) -> None:
-        """Take in the public history ``moves`` (every draw hidden, as ``Game.public_moves(None)``) up to
-        now, ``pile`` cards being left; a history that does not continue the last one starts over."""
+        """Take in the history ``moves`` up to now, ``pile`` cards being left; a history that does not
+        continue the last one starts over. Kept for one game over several observers, it must be the public
+        one (``Game.public_moves(None)``), which reads the same for every seat."""
         seen = len(self._moves)
         if len(moves) < seen or (seen and (moves[seen - 1] != self._moves[-1] or moves[0] != self._moves[0])):
             self._start()
@@ -239,28 +240,9 @@ def write_view(
 
 
 def _write_history(view: SeatView, pieces: dict[str, npt.NDArray[np.float32]]) -> None:
-    n = view.players
-    me = view.seat
-    laid_by, drew, kept = pieces["laid_by"], pieces["drew"], pieces["kept"]
-    pile = view.pile + sum(1 for text in view.moves if " draw" in text)
-    max_draws = view.rules.max_draws
-    turn_seat, turn_draws, turn_laid = -1, 0, False
-    for text in view.moves:
-        seat_text, action, *_ = text.split()
-        seat = int(seat_text)
-        if seat != turn_seat:
-            turn_seat, turn_draws, turn_laid = seat, 0, False
-        slot = (seat - me) % n
-        if action == "draw":
-            drew[slot] += 1.0 / DRAWS_SCALE
-            turn_draws += 1
-            pile -= 1
-        elif action == "pass":
-            if turn_draws and not turn_laid and turn_draws < max_draws and pile > 0:
-                kept[slot] = min(1.0, kept[slot] + 1.0 / KEPT_SCALE)
-        else:
-            laid_by[slot, Card.parse(action).index] = 1.0
-            turn_laid = True
+    history = History(view.players, view.rules.max_draws)
+    history.update(view.moves, view.pile)  # only the actions are read: the view's own draws may name cards
+    history.write(pieces, view.seat)
 
 
 def dealt_hand(view: SeatView) -> list[Card]:
