@@ -228,8 +228,7 @@ class ElferRausState(pyspiel.State):  # type: ignore[misc]
         """A state ``player_id`` cannot tell from this one: his cards and the public history kept, every
         card he has not seen dealt again consistently (``elferraus.envs.worlds``). The sampler OpenSpiel
         passes is not used: the worlds are drawn with the search players' weights."""
-        rng = random.Random(hash((str(self), player_id, len(self.history()))) ^ random.getrandbits(32))
-        return resampled(self, player_id, rng)
+        return resampled(self, player_id, random.Random(random.getrandbits(64)))
 
     def __str__(self) -> str:
         if self.game is None:
