@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: play test check lint typecheck layers browser bench clean fuzz
+.PHONY: play test check lint typecheck layers browser bench clean fuzz train
 
 $(STAMP): requirements/dev.lock pyproject.toml $(wildcard src/elferraus/_core/*.c src/elferraus/_core/*.h)
 	$(PYTHON) -m venv $(VENV)
@@ -23,8 +23,8 @@ test: lint typecheck layers browser
 	ELFERRAUS_CHROMIUM=$(CHROMIUM) $(BIN)/pytest -n 2
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests benchmarks
-	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/ruff check src tests benchmarks examples
+	$(BIN)/ruff format --check src tests benchmarks examples
 
 typecheck: $(STAMP)
 	$(BIN)/mypy --strict src
@@ -56,5 +56,32 @@ bench: $(STAMP)
 	.venv-bench/bin/python benchmarks/random_games.py
 	.venv-bench/bin/python benchmarks/frameworks.py
 
+# The learned player (examples/train/README.md), outside `make test`: its own venv from the train lock
+# (PyTorch's CPU build comes from PyTorch's own index), training, the learning curve, then the arena
+# figures over the bot protocol. TRAIN_ARGS goes to train.py, e.g. TRAIN_ARGS="--steps 200000".
+TRAIN_VENV := .venv-train
+TRAIN_STAMP := $(TRAIN_VENV)/.installed
+TRAIN_OUT ?= examples/train/out
+TRAIN_ARGS ?=
+TRAIN_DEALS ?= 500
+TRAIN_LEVELS ?= random greedy medium expert
+TORCH_LINKS ?= https://download.pytorch.org/whl/cpu/torch/
+
+$(TRAIN_STAMP): examples/train/requirements.lock examples/train/torch.lock pyproject.toml
+	$(PYTHON) -m venv $(TRAIN_VENV)
+	$(TRAIN_VENV)/bin/python -m pip install --quiet --disable-pip-version-check --require-hashes --no-deps \
+		--find-links $(TORCH_LINKS) -r examples/train/torch.lock
+	$(TRAIN_VENV)/bin/python -m pip install --quiet --disable-pip-version-check --require-hashes -r examples/train/requirements.lock
+	$(TRAIN_VENV)/bin/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	touch $(TRAIN_STAMP)
+
+train: $(TRAIN_STAMP)
+	$(TRAIN_VENV)/bin/python examples/train/train.py --out $(TRAIN_OUT) $(TRAIN_ARGS)
+	for level in $(TRAIN_LEVELS); do \
+		$(TRAIN_VENV)/bin/elferraus arena --games $(TRAIN_DEALS) --jobs 2 --json $(TRAIN_OUT)/arena-$$level.json \
+			--bots "cmd:$(TRAIN_VENV)/bin/python -m elferraus.envs.learned $(TRAIN_OUT)/policy.npz,$$level,$$level,$$level" \
+			|| exit 1; \
+	done
+
 clean:
-	rm -rf $(VENV) .venv-bench .mypy_cache .ruff_cache
+	rm -rf $(VENV) .venv-bench $(TRAIN_VENV) .mypy_cache .ruff_cache

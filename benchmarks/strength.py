@@ -10,6 +10,12 @@ every kind of player at the table (every decision, forced ones included).
 
     python benchmarks/strength.py --deals 2000 --jobs 2 --json strength.json
     python benchmarks/strength.py --only medium-greedy --deals 200
+    python benchmarks/strength.py --only expert-ismcts --deals 100 --journal ismcts.jsonl
+
+With ``--journal`` every finished deal is appended to a JSON Lines file, and
+a run started again with the same file plays only the deals it lacks, so a
+figure of several hours can be measured in parts. Deals and seats are seeded
+from ``--seed`` alone, so the parts add up to the same games as one run.
 
 It prints a Markdown table for the README.
 """
@@ -20,9 +26,11 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
-from elferraus.arena.runner import ArenaConfig, run_arena, summarize
+from elferraus.arena.runner import ArenaConfig, GameResult, run_arena, summarize
 from elferraus.rules import Rules
 
 
@@ -89,6 +97,49 @@ def _ms(seconds: float) -> str:
     return f"{millis:.3f}"
 
 
+def _journaled(figure: Figure, config: ArenaConfig, journal: Path) -> list[GameResult]:
+    """The results of this figure's complete deals already in the journal."""
+    if not journal.exists():
+        return []
+    by_deal: dict[int, list[GameResult]] = {}
+    for number, line in enumerate(journal.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            entry = json.loads(line)
+            if entry["figure"] != figure.key or entry["seed"] != config.seed or entry["rules"] != figure.rules:
+                continue
+            result = GameResult.from_json(entry["result"])
+        except (ValueError, KeyError, TypeError) as error:
+            raise SystemExit(f"{journal}:{number}: not a journal line ({error})") from error
+        if result.deal < config.deals:
+            by_deal.setdefault(result.deal, []).append(result)
+    complete = []
+    for deal in sorted(by_deal):
+        rotations = {result.rotation: result for result in by_deal[deal]}
+        if len(rotations) == config.players:
+            complete.extend(rotations[r] for r in range(config.players))
+    return complete
+
+
+def _results(figure: Figure, config: ArenaConfig, jobs: int, journal: Path | None) -> Iterator[GameResult]:
+    """The figure's games: those in the journal first, then the rest, each deal journaled as it ends."""
+    if journal is None:
+        yield from run_arena(config, jobs=jobs)
+        return
+    done = _journaled(figure, config, journal)
+    if done:
+        print(f"  {len(done) // config.players} deals from {journal}", file=sys.stderr)
+    yield from done
+    missing = sorted(set(range(config.deals)) - {result.deal for result in done})
+    with journal.open("a", encoding="utf-8") as handle:
+        for result in run_arena(config, jobs=jobs, deals=missing):
+            entry = {"figure": figure.key, "seed": config.seed, "rules": figure.rules, "result": result.to_json()}
+            handle.write(json.dumps(entry) + "\n")
+            handle.flush()
+            yield result
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deals", type=int, default=2000)
@@ -100,6 +151,7 @@ def main(argv: list[str] | None = None) -> int:
         help=f"comma-separated figures (default: all but {', '.join(SLOW)}, which take hours at 2000 deals)",
     )
     parser.add_argument("--json", metavar="OUT")
+    parser.add_argument("--journal", metavar="FILE", type=Path, help="append each deal here; take up a run again")
     args = parser.parse_args(argv)
     chosen = [f for f in FIGURES if f.key in args.only.split(",")]
     rows = []
@@ -109,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
         config = ArenaConfig(specs=figure.specs, deals=args.deals, seed=args.seed, rules=Rules.preset(figure.rules))
         print(f"running {figure.key} ({args.deals} deals x {len(figure.specs)} rotations) ...", file=sys.stderr)
         started = time.perf_counter()
-        summary = summarize(config, run_arena(config, jobs=args.jobs))
+        summary = summarize(config, _results(figure, config, args.jobs, args.journal))
         hero = summary.kinds[figure.hero]
         share, low, high = hero.win_share()
         median, p95, worst = hero.latency()

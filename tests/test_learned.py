@@ -13,7 +13,8 @@ import pytest
 from elferraus import Game
 from elferraus.arena.runner import ArenaConfig, run_arena, summarize
 from elferraus.envs.actions import action_of
-from elferraus.envs.learned import LearnedBot, Network, main
+from elferraus.envs.features import FEATURE_COUNT, ActionFeatures
+from elferraus.envs.learned import SHIPPED, LearnedBot, Network, main
 from elferraus.envs.observation import Layout, write_view
 
 
@@ -28,6 +29,65 @@ def _save(path: Path, players: int = 4, hidden: tuple[int, ...] = (32, 16), seed
     arrays["action_b"] = np.zeros(82, np.float32)
     np.savez(path, **arrays)
     return path
+
+
+def _save_scorer(path: Path, hidden: tuple[int, ...] = (16, 8), seed: int = 0, inputs: int = FEATURE_COUNT) -> Path:
+    rng = np.random.default_rng(seed)
+    sizes = [inputs, *hidden]
+    arrays: dict[str, object] = {"kind": np.array("scorer"), "activation": np.array("relu"), "players": np.array(4)}
+    for index, (width, outputs) in enumerate(itertools.pairwise(sizes)):
+        arrays[f"hidden_W{index}"] = rng.normal(0, 0.5, (width, outputs)).astype(np.float32)
+        arrays[f"hidden_b{index}"] = rng.normal(0, 0.1, outputs).astype(np.float32)
+    arrays["action_W"] = rng.normal(0, 0.5, (sizes[-1], 1)).astype(np.float32)
+    arrays["action_b"] = np.zeros(1, np.float32)
+    np.savez(path, **arrays)
+    return path
+
+
+def test_a_scorer_gives_every_action_the_same_small_network_over_its_feature_row(tmp_path: Path) -> None:
+    path = _save_scorer(tmp_path / "scorer.npz")
+    network = Network.load(path)
+    assert network.kind == "scorer"
+    bot = LearnedBot(network)
+    features = ActionFeatures()
+    game = Game.deal(4, seed=8)
+    bot.start_game(0, 4, game.rules)
+    rng = np.random.default_rng(2)
+    with np.load(path) as arrays:
+        layers = {name: arrays[name] for name in arrays.files}
+    while not game.is_over():
+        view = game.view(game.turn)
+        rows = features.array(view)
+        expected = []
+        for row in rows:
+            x = row
+            for index in range(2):
+                x = np.maximum(x @ layers[f"hidden_W{index}"] + layers[f"hidden_b{index}"], 0)
+            expected.append(float((x @ layers["action_W"] + layers["action_b"])[0]))
+        assert np.allclose(network.logits(rows), expected, atol=1e-5)
+        move = bot.choose(view)
+        assert move in view.legal
+        assert expected[action_of(move)] == pytest.approx(max(expected[action_of(legal)] for legal in view.legal))
+        game.push(move if rng.random() < 0.5 else view.legal[-1])
+
+
+def test_a_scorer_of_the_wrong_width_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match=f"the scorer takes 9 inputs; an action has {FEATURE_COUNT} features"):
+        Network.load(_save_scorer(tmp_path / "narrow.npz", inputs=9))
+    path = _save_scorer(tmp_path / "odd.npz")
+    with np.load(path) as arrays:
+        kept = {name: arrays[name] for name in arrays.files}
+    for name, cut, message in [
+        ("hidden_W1", kept["hidden_W1"][:, :3], r"hidden_W1 is \(16, 3\), not \(16, 8\)"),
+        ("action_W", kept["action_W"][:5], r"the action layer is \(5, 1\) \+ \(1,\), not \(8, 1\) \+ \(1,\)"),
+    ]:
+        np.savez(tmp_path / "odd.npz", **{**kept, name: cut})
+        with pytest.raises(ValueError, match=message):
+            Network.load(tmp_path / "odd.npz")
+    kept["kind"] = np.array("transformer")
+    np.savez(tmp_path / "odd.npz", **kept)
+    with pytest.raises(ValueError, match="kind must be one of mlp, scorer, not 'transformer'"):
+        Network.load(tmp_path / "odd.npz")
 
 
 def test_the_network_is_the_saved_layers_and_the_bot_takes_its_best_legal_action(tmp_path: Path) -> None:
@@ -88,3 +148,16 @@ def test_a_broken_model_is_refused_with_what_is_wrong(
     assert main([str(broken)]) == 2
     assert message.split(" has", maxsplit=1)[0] in capsys.readouterr().err
     assert main([str(tmp_path / "missing.npz")]) == 2
+
+
+def test_the_shipped_player_is_the_trained_scorer_and_beats_three_greedy() -> None:
+    network = Network.load(SHIPPED)
+    assert network.kind == "scorer"
+    assert network.players == 4
+    config = ArenaConfig(
+        specs=(f"cmd:{sys.executable} -m elferraus.envs.learned", "greedy", "greedy", "greedy"), deals=5
+    )
+    summary = summarize(config, run_arena(config))
+    learned = summary.kinds[config.specs[0]]
+    assert learned.forfeits == 0
+    assert learned.win_share()[0] >= 0.75, "trained to win about 96 % of these games (examples/train/README.md)"

@@ -13,7 +13,7 @@ from __future__ import annotations
 import atexit
 import multiprocessing
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,6 +59,34 @@ class GameResult:
     latencies: list[list[float]]
     """Per seat, the seconds of each decision."""
     record: dict[str, Any] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The result as JSON-ready data (:meth:`from_json` reads it back)."""
+        return {
+            "deal": self.deal,
+            "rotation": self.rotation,
+            "specs": self.specs,
+            "winner": self.winner,
+            "penalties": self.penalties,
+            "forfeit": list(self.forfeit) if self.forfeit is not None else None,
+            "latencies": self.latencies,
+            "record": self.record,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> GameResult:
+        """A result written by :meth:`to_json`."""
+        forfeit = data["forfeit"]
+        return cls(
+            deal=int(data["deal"]),
+            rotation=int(data["rotation"]),
+            specs=[str(spec) for spec in data["specs"]],
+            winner=data["winner"],
+            penalties=data["penalties"],
+            forfeit=(int(forfeit[0]), str(forfeit[1])) if forfeit is not None else None,
+            latencies=[[float(t) for t in seat] for seat in data["latencies"]],
+            record=data.get("record"),
+        )
 
 
 _WORKER_PLAYERS: dict[tuple[int, str], Player] = {}
@@ -129,9 +157,14 @@ def _play_deal(task: tuple[ArenaConfig, int]) -> list[GameResult]:
     return [play_game(config, deal, rotation) for rotation in range(config.players)]
 
 
-def run_arena(config: ArenaConfig, jobs: int = 1) -> Iterator[GameResult]:
-    """Play every deal in every rotation; results come in deal order."""
-    tasks = [(config, deal) for deal in range(config.deals)]
+def run_arena(config: ArenaConfig, jobs: int = 1, deals: Iterable[int] | None = None) -> Iterator[GameResult]:
+    """Play every deal in every rotation; results come in deal order.
+
+    ``deals`` picks some of the config's deal numbers (a run taken up again
+    plays only the deals it has no results for); the default is all of them.
+    """
+    chosen = range(config.deals) if deals is None else sorted(set(deals))
+    tasks = [(config, deal) for deal in chosen if 0 <= deal < config.deals]
     if jobs <= 1:
         try:
             for task in tasks:
