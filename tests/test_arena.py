@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from elferraus import read_records
-from elferraus.arena.runner import ArenaConfig, run_arena, summarize
+from elferraus.arena.runner import ArenaConfig, GameResult, run_arena, summarize
 from elferraus.arena.stats import KindStats, clustered_mean, percentile, rank_of_result, wilson
 from elferraus.cli.main import main
 from elferraus.seating import seat_specs
@@ -116,6 +116,19 @@ def test_arena_is_reproducible_and_parallel_agrees() -> None:
     serial = [(r.winner, r.penalties) for r in run_arena(config, jobs=1)]
     parallel = [(r.winner, r.penalties) for r in run_arena(config, jobs=2)]
     assert serial == parallel
+
+
+def test_some_deals_play_as_they_do_in_the_whole_run_and_results_round_trip_as_json() -> None:
+    config = ArenaConfig(specs=("medium", "random", "greedy"), deals=5, seed=3, records=True)
+    whole = list(run_arena(config))
+    part = list(run_arena(config, deals=[4, 1, 1, 9]))
+    assert [(r.deal, r.rotation) for r in part] == [(1, r) for r in range(3)] + [(4, r) for r in range(3)]
+    def played(result: GameResult) -> dict[str, object]:
+        return {key: value for key, value in result.to_json().items() if key != "latencies"}
+
+    assert [played(r) for r in part] == [played(r) for r in whole if r.deal in (1, 4)]
+    again = [GameResult.from_json(json.loads(json.dumps(r.to_json()))) for r in whole]
+    assert again == whole
 
 
 def test_wilson_and_clustered_intervals_have_known_values() -> None:

@@ -3,14 +3,18 @@ to the same view, under every preset, for games of every kind of player."""
 
 from __future__ import annotations
 
+import json
 import random
+from pathlib import Path
 
 import pytest
 
 from elferraus import Game
 from elferraus.bots import make_bot
+from elferraus.cards import Card
 from elferraus.envs.observation import dealt_hand
 from elferraus.envs.worlds import sample_world
+from elferraus.record import read_record
 from elferraus.rules import PRESETS
 
 
@@ -36,3 +40,19 @@ def test_every_world_replays_to_the_same_view(players: int, rules: str) -> None:
             game.push(bots[game.turn].choose(game.view(game.turn)))
     assert worlds > 20
     assert differs > worlds // 2, "the cards the seat has not seen are dealt anew"
+
+
+def test_a_draw_that_must_have_fit_keeps_its_card_when_a_later_draw_could_take_it_too() -> None:
+    """Seat 0 drew R11, which the opening shows was not dealt, kept it, and later drew three times without
+    laying. Going back, the last of those draws may not take R11 (as the only 11 that must have been
+    drawn it looks urgent): the kept draw, long before, is the only one that can have brought it."""
+    record = json.loads((Path(__file__).parent / "data" / "kept-eleven-then-three-draws.json").read_text())
+    game = read_record(record)
+    assert game.record_moves()[-3:] == ["0 draw G5", "0 draw B3", "0 draw B13"]
+    assert Card.parse("R11") in game.hand(0)
+    for seat in (1, 2, 3):
+        view = game.view(seat)
+        for seed in range(25):
+            world = sample_world(view, random.Random(seed))
+            assert world.game(view).view(seat) == view
+            assert Card.parse("R11") in world.game(view).hand(0)

@@ -226,9 +226,12 @@ def _walk_back(
     undealt: set[Card],
 ) -> World | None:
     checks: list[list[tuple[int, int]]] = [[] for _ in hands]
+    slots: list[list[tuple[int, int]]] = [[] for _ in hands]
     for index, event in enumerate(events):
         if event.cannot_hold:
             checks[event.seat].append((index, event.cannot_hold))
+        if event.move.kind.value == "draw" and event.card is None and not event.pending:
+            slots[event.seat].append((index, _takes(event, must_play)))
     drawn: list[Card] = []
     for index in range(len(events) - 1, -1, -1):
         event = events[index]
@@ -240,7 +243,7 @@ def _walk_back(
             card = (
                 event.card
                 if event.card is not None
-                else _hidden_draw(event, index, hand, checks[seat], rng, must_play, undealt)
+                else _hidden_draw(event, index, hand, checks[seat], slots[seat], rng, must_play, undealt)
             )
             if card is None or card not in hand:
                 return None
@@ -254,18 +257,35 @@ def _walk_back(
     return World(tuple(tuple(sorted(hand, key=lambda c: c.index)) for hand in hands), (*drawn, *rest))
 
 
+def _takes(event: _Event, must_play: bool) -> int:
+    """The cards a hidden draw can have brought, as the drawer's next move shows (a mask)."""
+    after = event.next_move
+    if after is not None and after.card is not None:
+        return 1 << after.card.index
+    fits = _drawn_card_fits(event, must_play)
+    everything = (1 << len(CARDS)) - 1
+    if fits is None:
+        return everything
+    return event.fit if fits else everything & ~event.fit
+
+
 def _hidden_draw(
     event: _Event,
     index: int,
     hand: set[Card],
     checks: list[tuple[int, int]],
+    slots: list[tuple[int, int]],
     rng: random.Random,
     must_play: bool,
     undealt: set[Card],
 ) -> Card | None:
-    """Which of the drawer's cards a draw the observer did not see brought: one that agrees with the
-    drawer's next move, and among those the one needed soonest (going back): a card the rules say he
-    cannot have held at an earlier moment, or an 11 that was not dealt."""
+    """Which of the drawer's cards a draw the observer did not see brought.
+
+    It must agree with the drawer's next move. Some cards must be gone from his hand before an earlier
+    moment (going back): one the rules say he cannot have held then, or an 11 that was not dealt. One of
+    those is taken now when his draws in between are too few for all of them (the one needed soonest);
+    otherwise any card is, so that an earlier draw that must have brought a card that fit still finds it.
+    """
     after = event.next_move
     if after is not None and after.card is not None:
         return after.card if after.card in hand else None
@@ -285,9 +305,12 @@ def _hidden_draw(
     for card in candidates:
         if card in undealt and card not in deadline:
             deadline[card] = -1
-    if deadline:
-        soonest = max(deadline.values())
-        return rng.choice([card for card, at in deadline.items() if at == soonest])
+    for at in sorted(set(deadline.values()), reverse=True):
+        due = sum(1 for due_at in deadline.values() if due_at >= at)
+        urgent = [card for card, due_at in deadline.items() if due_at == at]
+        room = min(sum(1 for slot, takes in slots if at < slot < index and takes >> card.index & 1) for card in urgent)
+        if due > room:
+            return rng.choice(urgent)
     return rng.choice(candidates)
 
 
