@@ -192,6 +192,38 @@ def test_openspiels_ismcts_bot_plays_a_whole_game() -> None:
     assert sorted(state.returns()) == [-0.5, -0.5, 1.0]
 
 
+def test_a_seeded_ismcts_bot_plays_the_same_game_again_and_a_seeded_sampler_resamples_the_same_world() -> None:
+    """Its worlds come from the bot's own seed, not from Python's global generator (a figure taken up again
+    in parts plays the same games as one run)."""
+    game = load(3, "beginners")
+
+    def play() -> list[int]:
+        bots = [ismcts_bot(game, simulations=6, seed=10 + seat) for seat in range(3)]
+        state = game.new_initial_state()
+        rng = random.Random(5)
+        actions = []
+        while not state.is_terminal():
+            if state.is_chance_node():
+                action = rng.choice(state.chance_outcomes())[0]
+            else:
+                action = bots[state.current_player()].step(state)
+                random.random()  # the global generator moves between the runs; the bots must not care
+            actions.append(action)
+            state.apply_action(action)
+        return actions
+
+    assert play() == play()
+    state = game.new_initial_state()
+    while state.is_chance_node() or state.move_number() < 40:
+        outcomes = state.chance_outcomes() if state.is_chance_node() else [(a, 1) for a in state.legal_actions()]
+        state.apply_action(outcomes[len(outcomes) // 2][0])
+    player = state.current_player()
+    worlds = [state.resample_from_infostate(player, pyspiel.UniformProbabilitySampler(7, 0.0, 1.0)) for _ in "ab"]
+    assert worlds[0].serialize() == worlds[1].serialize()
+    other = state.resample_from_infostate(player, pyspiel.UniformProbabilitySampler(8, 0.0, 1.0))
+    assert other.information_state_string(player) == state.information_state_string(player)
+
+
 def test_the_built_in_levels_play_as_openspiel_bots() -> None:
     """Each level is a pyspiel.Bot; OpenSpiel's own evaluate_bots plays them against its ISMCTS to the end."""
     game = load(4)

@@ -226,9 +226,14 @@ class ElferRausState(pyspiel.State):  # type: ignore[misc]
 
     def resample_from_infostate(self, player_id: int, probability_sampler: Any = None) -> ElferRausState:
         """A state ``player_id`` cannot tell from this one: his cards and the public history kept, every
-        card he has not seen dealt again consistently (``elferraus.envs.worlds``). The sampler OpenSpiel
-        passes is not used: the worlds are drawn with the search players' weights."""
-        return resampled(self, player_id, random.Random(random.getrandbits(64)))
+        card he has not seen dealt again consistently (``elferraus.envs.worlds``).
+
+        The worlds are drawn with the search players' weights. ``probability_sampler`` (a callable giving
+        numbers in [0, 1), such as ``pyspiel.UniformProbabilitySampler(seed, 0, 1)``) seeds the draw, so
+        a seeded sampler gives the same worlds again; without one, Python's ``random`` does.
+        """
+        seed = int(probability_sampler() * 2**53) if probability_sampler is not None else random.getrandbits(64)
+        return resampled(self, player_id, random.Random(seed))
 
     def __str__(self) -> str:
         if self.game is None:
@@ -369,6 +374,15 @@ class IsmctsBot(ismcts.ISMCTSBot):  # type: ignore[misc]
     """OpenSpiel's own Information Set MCTS (``open_spiel.python.algorithms.ismcts``) with one random rollout
     per simulation, able to join OpenSpiel's ``evaluate_bots`` (it searches afresh at every move, so
     restarting and being told of moves change nothing)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._worlds = random.Random(int(self._random_state.randint(0, 2**31 - 1)))
+
+    def resample_from_infostate(self, state: ElferRausState) -> ElferRausState:
+        """A world drawn with the bot's own generator, seeded from its ``random_state``: a seeded bot
+        searches the same worlds, and so plays the same moves, every time."""
+        return resampled(state, state.current_player(), self._worlds)
 
     def restart_at(self, state: ElferRausState) -> None:
         self.reset()
