@@ -18,28 +18,25 @@ from elferraus.envs.learned import SHIPPED, LearnedBot, Network, main
 from elferraus.envs.observation import Layout, write_view
 
 
-def _save(path: Path, players: int = 4, hidden: tuple[int, ...] = (32, 16), seed: int = 0) -> Path:
+def _layers(arrays: dict[str, object], sizes: list[int], outputs: int, scale: float, seed: int) -> None:
     rng = np.random.default_rng(seed)
-    sizes = [Layout(players, history=True).size, *hidden]
+    for index, (width, out) in enumerate(itertools.pairwise(sizes)):
+        arrays[f"hidden_W{index}"] = rng.normal(0, scale, (width, out)).astype(np.float32)
+        arrays[f"hidden_b{index}"] = rng.normal(0, 0.1, out).astype(np.float32)
+    arrays["action_W"] = rng.normal(0, scale, (sizes[-1], outputs)).astype(np.float32)
+    arrays["action_b"] = np.zeros(outputs, np.float32)
+
+
+def _save(path: Path, players: int = 4, hidden: tuple[int, ...] = (32, 16), seed: int = 0) -> Path:
     arrays: dict[str, object] = {"activation": np.array("tanh"), "players": np.array(players)}
-    for index, (inputs, outputs) in enumerate(itertools.pairwise(sizes)):
-        arrays[f"hidden_W{index}"] = rng.normal(0, 0.3, (inputs, outputs)).astype(np.float32)
-        arrays[f"hidden_b{index}"] = rng.normal(0, 0.1, outputs).astype(np.float32)
-    arrays["action_W"] = rng.normal(0, 0.3, (sizes[-1], 82)).astype(np.float32)
-    arrays["action_b"] = np.zeros(82, np.float32)
+    _layers(arrays, [Layout(players, history=True).size, *hidden], 82, 0.3, seed)
     np.savez(path, **arrays)
     return path
 
 
 def _save_scorer(path: Path, hidden: tuple[int, ...] = (16, 8), seed: int = 0, inputs: int = FEATURE_COUNT) -> Path:
-    rng = np.random.default_rng(seed)
-    sizes = [inputs, *hidden]
     arrays: dict[str, object] = {"kind": np.array("scorer"), "activation": np.array("relu"), "players": np.array(4)}
-    for index, (width, outputs) in enumerate(itertools.pairwise(sizes)):
-        arrays[f"hidden_W{index}"] = rng.normal(0, 0.5, (width, outputs)).astype(np.float32)
-        arrays[f"hidden_b{index}"] = rng.normal(0, 0.1, outputs).astype(np.float32)
-    arrays["action_W"] = rng.normal(0, 0.5, (sizes[-1], 1)).astype(np.float32)
-    arrays["action_b"] = np.zeros(1, np.float32)
+    _layers(arrays, [inputs, *hidden], 1, 0.5, seed)
     np.savez(path, **arrays)
     return path
 
