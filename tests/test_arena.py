@@ -123,6 +123,7 @@ def test_some_deals_play_as_they_do_in_the_whole_run_and_results_round_trip_as_j
     whole = list(run_arena(config))
     part = list(run_arena(config, deals=[4, 1, 1, 9]))
     assert [(r.deal, r.rotation) for r in part] == [(1, r) for r in range(3)] + [(4, r) for r in range(3)]
+
     def played(result: GameResult) -> dict[str, object]:
         return {key: value for key, value in result.to_json().items() if key != "latencies"}
 
