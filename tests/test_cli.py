@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -135,9 +136,76 @@ def test_check_reports_one_line_per_bad_record(tmp_path: Path, capsys: pytest.Ca
     reported = out.strip().splitlines()
     assert len(reported) == 3
     assert reported[0].startswith("line 2, move 5: '9 pass': it is seat")
-    assert reported[1].startswith("line 3: not valid JSON")
+    assert reported[1] == "line 3, column 2: not valid JSON: Expecting property name enclosed in double quotes"
     assert reported[2].startswith("line 5: ")
     assert "5 records: 2 legal, 3 bad" in err
+
+
+def _cut(line: str, at: str) -> str:
+    """``line`` cut off just after the first ``at`` in it."""
+    return line[: line.index(at) + len(at)]
+
+
+@pytest.mark.parametrize(
+    ("bad_line", "reported"),
+    [
+        # Cut inside a string: it breaks past the end, not where the string began.
+        (lambda good: _cut(good, '"moves": ["0 R'), "line 2, column {end}: not valid JSON: the line ends inside"),
+        (lambda good: _cut(good, '"moves": ['), "line 2, column {end}: not valid JSON: the line ends too early"),
+        (lambda good: _cut(good, '"format": "elferraus/1",'), "line 2, column {end}: not valid JSON: the line ends"),
+        (lambda good: good.replace('"format"', "format", 1), "line 2, column 2: not valid JSON: Expecting property"),
+        (lambda good: good + " x", "line 2, column {extra}: not valid JSON: Extra data"),
+    ],
+    ids=["in-a-string", "after-a-bracket", "after-a-comma", "bad-key", "extra-data"],
+)
+def test_check_names_the_column_where_the_json_breaks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], bad_line: Callable[[str], str], reported: str
+) -> None:
+    good = _record_lines(2)
+    line = bad_line(good[1])
+    path = tmp_path / "cut.jsonl"
+    path.write_text(f"{good[0]}\n{line}\n", encoding="utf-8")
+    code, out, _ = run(capsys, "check", str(path))
+    assert code == 1
+    assert out.startswith(reported.format(end=len(line) + 1, extra=len(good[1]) + 2))
+    assert "is it cut off?" in out if "{end}" in reported else "cut off" not in out
+
+
+def test_check_shows_the_first_ten_bad_records_and_counts_the_rest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "broken.jsonl"
+    path.write_text('{"format": "elferraus/1"}\n' * 25, encoding="utf-8")
+    code, out, err = run(capsys, "check", str(path))
+    assert code == 1
+    reported = out.splitlines()
+    assert [line.split(":")[0] for line in reported[:-1]] == [f"line {n}" for n in range(1, 11)]
+    assert reported[-1] == "... and 15 more bad records not shown"
+    assert "25 records: 0 legal, 25 bad" in err
+
+
+@pytest.mark.parametrize(
+    ("content", "code", "message"),
+    [
+        ("", 1, "holds no records"),
+        ("\n  \n\n", 1, "holds no records"),
+        ("# elferraus\n\nElfer raus! in Python.\n", 2, "line 1 begins '# elferraus', not '{'"),
+        ("\n\nseed,winner\n1,0\n", 2, "line 3 begins 'seed,winner', not '{'"),
+        ('[{"format": "elferraus/1"}]\n', 2, "line 1 begins '[{\"format\": \"elferraus/1\"}]', not '{'"),
+    ],
+    ids=["empty", "blank-lines", "markdown", "csv", "json-array"],
+)
+def test_check_says_once_that_a_file_holds_no_records(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str, code: int, message: str
+) -> None:
+    path = tmp_path / "other.txt"
+    path.write_text(content, encoding="utf-8")
+    answer, out, err = run(capsys, "check", str(path))
+    assert answer == code
+    assert out == ""
+    assert err.splitlines() == [err.strip()]
+    assert err.startswith(f"elferraus check: {path} ")
+    assert message in err
 
 
 def test_check_missing_file(capsys: pytest.CaptureFixture[str]) -> None:

@@ -169,9 +169,29 @@ def test_iter_records_numbers_lines_and_skips_blank_ones() -> None:
     assert isinstance(error, RecordError)
     assert error.game == 5
     assert error.move is None
+    assert error.column == 2
     assert "not valid JSON" in str(error)
-    assert str(error).startswith("game 5: ")
+    assert str(error).startswith("game 5, column 2: ")
     assert isinstance(items[3][1], Game)
+
+
+@pytest.mark.parametrize(
+    ("text", "column", "problem"),
+    [
+        ('{"moves": ["0 R11", "1 dr', 26, "the line ends inside a string begun at column 21; is it cut off?"),
+        ('{"moves": ["0 R11",', 20, "the line ends too early (Expecting value); is it cut off?"),
+        ('{"moves": ["0 R11",   ', 20, "the line ends too early (Expecting value); is it cut off?"),
+        ('{"moves": 0R11}', 12, "Expecting ',' delimiter"),
+        ('{"moves": []} []', 15, "Extra data"),
+        ("# a README", 1, "Expecting value"),
+    ],
+    ids=["cut-in-a-string", "cut-after-a-comma", "cut-before-spaces", "bad-value", "extra-data", "not-json"],
+)
+def test_a_line_that_is_not_json_is_located_where_it_breaks(text: str, column: int, problem: str) -> None:
+    (number, error), *_ = iter_records([text + "\n"])
+    assert isinstance(error, RecordError)
+    assert (number, error.column, error.problem) == (1, column, f"not valid JSON: {problem}")
+    assert str(error).startswith(f"game 1, column {column}: ")
 
 
 def test_read_records_stops_at_the_first_bad_line() -> None:

@@ -33,21 +33,27 @@ class RecordError(ElferRausError):
     """A game record breaks the ``elferraus/1`` format or the rules.
 
     ``game`` is the 1-based game (line) number when known, ``move`` the
-    1-based move number when the fault lies in a move.
+    1-based move number when the fault lies in a move, ``column`` the 1-based
+    column of the line where its JSON breaks.
     """
 
-    def __init__(self, problem: str, *, game: int | None = None, move: int | None = None) -> None:
+    def __init__(
+        self, problem: str, *, game: int | None = None, move: int | None = None, column: int | None = None
+    ) -> None:
         self.problem = problem
         self.game = game
         self.move = move
+        self.column = column
         where = []
         if game is not None:
             where.append(f"game {game}")
         if move is not None:
             where.append(f"move {move}")
+        if column is not None:
+            where.append(f"column {column}")
         prefix = ", ".join(where)
         super().__init__(f"{prefix}: {problem}" if prefix else problem)
 
     def located(self, game: int) -> RecordError:
         """Return the same error, naming game (line) number ``game``."""
-        return RecordError(self.problem, game=game, move=self.move)
+        return RecordError(self.problem, game=game, move=self.move, column=self.column)

@@ -178,15 +178,39 @@ def _check_result(game: Game, result: object) -> None:
         raise RecordError(f"result: the penalties are {game.penalties()}, not {result.get('penalties')!r}")
 
 
+def locate_json_error(text: str, error: json.JSONDecodeError) -> tuple[int, str]:
+    """Where one line of JSON breaks (its 1-based column) and why, from the decoder's ``error``.
+
+    A line that ends before its JSON does was cut off: it breaks just past its
+    end, not where the decoder began the string or value it could not finish.
+
+    >>> text = '{"moves": ["0 R11", "1 dr'
+    >>> try:
+    ...     json.loads(text)
+    ... except json.JSONDecodeError as error:
+    ...     locate_json_error(text, error)
+    (26, 'the line ends inside a string begun at column 21; is it cut off?')
+    """
+    end = len(text.rstrip())
+    reason = error.msg.removesuffix(" at")
+    if reason.startswith("Unterminated string"):
+        return end + 1, f"the line ends inside a string begun at column {error.colno}; is it cut off?"
+    if error.pos >= end:
+        return end + 1, f"the line ends too early ({reason}); is it cut off?"
+    return error.colno, reason
+
+
 def iter_records(lines: Iterable[str]) -> Iterator[tuple[int, Game | RecordError]]:
     """Read JSON Lines: (line number, the game or the error) for each non-blank line."""
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
+        text = line.rstrip("\r\n")
         try:
-            data = json.loads(line)
+            data = json.loads(text)
         except json.JSONDecodeError as error:
-            yield number, RecordError(f"not valid JSON: {error.msg} at column {error.colno}", game=number)
+            column, problem = locate_json_error(text, error)
+            yield number, RecordError(f"not valid JSON: {problem}", game=number, column=column)
             continue
         try:
             yield number, read_record(data, game=number)

@@ -18,7 +18,7 @@ from elferraus.bots import BOTS
 from elferraus.errors import RecordError
 from elferraus.game import Game
 from elferraus.match import Match
-from elferraus.record import read_record
+from elferraus.record import locate_json_error, read_record
 from elferraus.seating import PERSON, Seat, TableSetup
 
 
@@ -34,10 +34,12 @@ def read_save_file(path: str | Path) -> list[dict[str, Any]]:
         for number, line in enumerate(handle, 1):
             if not line.strip():
                 continue
+            text = line.rstrip("\r\n")
             try:
-                data = json.loads(line)
+                data = json.loads(text)
             except json.JSONDecodeError as error:
-                raise RecordError(f"line {number} is not JSON: {error.msg} (column {error.colno})") from None
+                column, problem = locate_json_error(text, error)
+                raise RecordError(f"line {number} is not JSON at column {column}: {problem}") from None
             if not isinstance(data, dict):
                 raise RecordError(f"line {number} is not a game record (a JSON object)")
             records.append(data)

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from elferraus import __version__
 from elferraus.bots import BOTS
+from elferraus.cli.check import SHOWN
 from elferraus.rules import PRESETS
 
 
@@ -87,7 +88,15 @@ def build_parser() -> argparse.ArgumentParser:
     simulate.add_argument("--rules", choices=sorted(PRESETS), default="classic")
     simulate.add_argument("--out", metavar="FILE", default=None, help="write the records as JSON Lines ('-' = stdout)")
 
-    check = commands.add_parser("check", help="check every record in a JSON Lines file")
+    check = commands.add_parser(
+        "check",
+        help="check every record in a JSON Lines file",
+        description="Reads every elferraus/1 record of the file and replays its moves against the rules. "
+        f"Each bad record gets one line (the first {SHOWN}; the rest are counted), naming its line, move or "
+        "column. Exit status: 0 when every record is legal; 1 when a record is bad, or when the file holds no "
+        "record at all (so that an empty file never passes for a good one); 2 when the file cannot be read or "
+        "is not JSON Lines.",
+    )
     check.add_argument("file", metavar="FILE", help="a file of elferraus/1 records ('-' = stdin)")
 
     replay = commands.add_parser("replay", help="show a recorded game move by move")
