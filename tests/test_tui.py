@@ -18,7 +18,7 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Button, DataTable, Input, RichLog, Select, Static
 
-from elferraus.cards import Card
+from elferraus.cards import Card, Color
 from elferraus.cli.main import build_parser
 from elferraus.errors import IllegalMoveError
 from elferraus.i18n import explain
@@ -31,8 +31,8 @@ from elferraus.tui.dialogs import HandoffScreen, HelpScreen, QuitScreen
 from elferraus.tui.result_screen import ResultScreen, winner_line
 from elferraus.tui.setup_screen import SetupChoices, SetupScreen
 from elferraus.tui.table_screen import TableScreen
-from elferraus.tui.widgets import HandView
-from elferraus.words import log_line
+from elferraus.tui.widgets import HandView, header_content, row_content
+from elferraus.words import log_line, row_lines
 from engine_helpers import can_empty_hand
 
 SMALL = (80, 24)
@@ -908,3 +908,11 @@ def test_a_click_on_a_card_lays_it() -> None:
         assert app.table.game.history()[before][1] == Move.lay(card)
 
     run(app, script)
+
+
+@pytest.mark.parametrize("row", [None, (11, 11), (10, 12), (1, 20), (4, 13)], ids=str)
+def test_the_rows_read_as_the_text_front_ends_write_them(row: tuple[int, int] | None) -> None:
+    rows = {} if row is None else {Color.RED: row}
+    header, line = row_lines(rows, "R", "en")
+    assert header_content().plain == header
+    assert row_content("R", row, "en").plain == line

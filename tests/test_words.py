@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from elferraus.cards import Card
+from elferraus.cards import Card, Color
 from elferraus.game import Game
 from elferraus.i18n import LANGUAGES, Lang, tr
 from elferraus.moves import DRAW, PASS, Move
@@ -24,6 +24,7 @@ from elferraus.words import (
     log_message,
     match_message,
     move_message,
+    row_lines,
     say,
     status,
     status_line,
@@ -277,3 +278,29 @@ def test_whose_turn_and_who_won() -> None:
     assert match_message([2], 14, you=2) == ("match_over_you", {"points": 14})
     assert say(*match_message([2], 14, you=0), NAMES, "en") == "Cleo wins the match with 14 points."
     assert say(*match_message([0, 2], 9, you=0), NAMES, "en") == "The match ends in a tie at 9 points: Anna, Cleo."
+
+
+ROWS_SEEN = [
+    ((11, 11), "+10 [11] +12"),
+    ((10, 12), "+9  10 [11]  12 +13"),
+    ((1, 13), "1  2  3  4  5  6  7  8  9  10 [11]  12  13 +14"),
+    ((8, 20), "+7  8  9  10 [11]  12  13  14  15  16  17  18  19  20"),
+]
+
+
+@pytest.mark.parametrize(("row", "seen"), ROWS_SEEN, ids=[f"{low}-{high}" for (low, high), _ in ROWS_SEEN])
+def test_a_row_keeps_its_numbers_apart(row: tuple[int, int], seen: str) -> None:
+    header, line = row_lines({Color.GREEN: row}, "G", "en")
+    assert line.startswith("G ■ ")
+    assert seen in line
+    # One place per number, each apart from the next, under the header's numbers.
+    assert len(line[len("G ■ ") :].split()) == 20
+    assert len(line) == len(header)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_row_not_yet_open_shows_its_11_in_the_11s_column(lang: Lang) -> None:
+    header, line = row_lines({}, "R", lang)
+    eleven = header.index("11") + 2
+    assert line[eleven - 3 : eleven] == "+11"
+    assert line.endswith(tr("not_open", lang))

@@ -30,27 +30,52 @@ SYMBOLS: Mapping[str, str] = {"R": "●", "Y": "▲", "G": "■", "B": "◆"}
 STYLES: Mapping[str, str] = {"R": "bold red", "Y": "bold yellow", "G": "bold green", "B": "bold blue"}
 
 
-def _cell(number: int, row: tuple[int, int] | None) -> str:
-    if row is None:
-        return "  ·"
+LABEL_WIDTH = 4
+"""The width of a row's label: its letter and symbol (``"R ● "``)."""
+ELEVEN_WIDTH = 5
+
+
+def cell_width(number: int) -> int:
+    """The width of ``number``'s place in a row, shared by every front end that draws rows as text.
+
+    One-digit numbers take 3 characters and two-digit ones 4, so that a free
+    slot (``+12``) never touches its neighbour; the 11 has a column of its
+    own, wide enough for ``[11]``.
+    """
+    if number == ELEVEN:
+        return ELEVEN_WIDTH
+    return 3 if number < 10 else 4
+
+
+def _cell(number: int, row: tuple[int, int]) -> str:
     low, high = row
     if low <= number <= high:
-        return f"{number:>3}"
-    if number in (low - 1, high + 1):
-        return f"+{number}".rjust(3)
-    return "  ·"
+        text = f"[{number}]" if number == ELEVEN else str(number)
+    elif number in (low - 1, high + 1):
+        text = f"+{number}"
+    else:
+        text = "·"
+    return text.rjust(cell_width(number))
 
 
 def row_lines(rows: Mapping[Color, tuple[int, int]], colors: str, lang: Lang, *, markup: bool = False) -> list[str]:
-    """One line per colour of the deck: letter, symbol and the 20 places."""
-    lines = []
-    header = "    " + "".join(f"{n:>3}" for n in range(1, NUMBERS + 1))
-    lines.append(header)
+    """The numbers 1 -> 20, then one line per colour of the deck: letter, symbol and its 20 places.
+
+    Laid cards show their number (the 11 as ``[11]``), the two that fit next
+    a free slot (``+9``), the rest a dot; the layout is the terminal game's.
+
+    >>> print("\\n".join(row_lines({Color.GREEN: (10, 12)}, "RG", "en")))
+          1  2  3  4  5  6  7  8  9  10   11  12  13  14  15  16  17  18  19  20
+    R ●                                  +11 (not open)
+    G ■   ·  ·  ·  ·  ·  ·  ·  · +9  10 [11]  12 +13   ·   ·   ·   ·   ·   ·   ·
+    """
+    lines = [" " * LABEL_WIDTH + "".join(str(n).rjust(cell_width(n)) for n in range(1, NUMBERS + 1))]
     for letter in colors:
         row = rows.get(Color(letter))
         label = f"{letter} {SYMBOLS[letter]} "
         if row is None:
-            cells = " " * (3 * (ELEVEN - 4)) + f"+11  {tr('not_open', lang)}"
+            before = sum(cell_width(n) for n in range(1, ELEVEN))
+            cells = " " * before + "+11".rjust(ELEVEN_WIDTH) + f" {tr('not_open', lang)}"
         else:
             cells = "".join(_cell(number, row) for number in range(1, NUMBERS + 1))
         line = label + cells

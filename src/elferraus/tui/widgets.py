@@ -16,26 +16,15 @@ from textual.widget import Widget
 
 from elferraus.cards import ELEVEN, NUMBERS, Card, Color
 from elferraus.i18n import Lang, tr
-from elferraus.words import SYMBOLS
+from elferraus.words import LABEL_WIDTH, SYMBOLS, cell_width
 
 TONES: Mapping[str, str] = {"R": "#FF6B5E", "Y": "#FFD75E", "G": "#5FD38D", "B": "#6CA8FF"}
 """Each colour's tone on a dark background (see DESIGN)."""
-LABEL_WIDTH = 4
-ELEVEN_WIDTH = 5
-
-
-def _width(number: int) -> int:
-    """Cells of one-digit numbers are 3 wide, two-digit ones 4, so a slot (``+12``) never touches a neighbour."""
-    if number == ELEVEN:
-        return ELEVEN_WIDTH
-    return 3 if number < 10 else 4
-
-
-ROW_WIDTH = LABEL_WIDTH + sum(_width(n) for n in range(1, NUMBERS + 1))
+ROW_WIDTH = LABEL_WIDTH + sum(cell_width(n) for n in range(1, NUMBERS + 1))
 
 
 def _cell_text(number: int, text: str) -> str:
-    return text.rjust(_width(number))
+    return text.rjust(cell_width(number))
 
 
 def row_content(letter: str, row: tuple[int, int] | None, lang: Lang, last: int | None = None) -> Content:
@@ -48,7 +37,7 @@ def row_content(letter: str, row: tuple[int, int] | None, lang: Lang, last: int 
     tone = TONES[letter]
     parts: list[tuple[str, str] | str] = [(f"{letter} {SYMBOLS[letter]} ", f"bold {tone}")]
     if row is None:
-        parts.append(" " * sum(_width(n) for n in range(1, ELEVEN)))
+        parts.append(" " * sum(cell_width(n) for n in range(1, ELEVEN)))
         parts.append((_cell_text(ELEVEN, "+11"), tone))
         parts.append((f" {tr('not_open', lang)}", "italic $text-muted"))
         return Content.assemble(*parts)
@@ -57,7 +46,7 @@ def row_content(letter: str, row: tuple[int, int] | None, lang: Lang, last: int 
         if low <= number <= high:
             text = f"[{number}]" if number == ELEVEN else str(number)
             if number == last:
-                parts.append(" " * (_width(number) - len(text)))
+                parts.append(" " * (cell_width(number) - len(text)))
                 parts.append((text, f"bold {tone} reverse"))
             else:
                 parts.append((_cell_text(number, text), f"bold {tone}"))
