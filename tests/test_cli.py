@@ -222,11 +222,14 @@ def test_replay_shows_the_game(tmp_path: Path, capsys: pytest.CaptureFixture[str
     game = next(iter(read_records(path.read_text(encoding="utf-8").splitlines()[1:])))
     assert f"{game.players} players" in out
     first_lay = game.record_moves()[0].split()[1]
-    assert f"1. seat {game.history()[0][0]} laid {first_lay}" in out
+    # Seats count from 1 for the reader, as at the table; the record counts from 0.
+    assert f"1. Seat {game.history()[0][0] + 1} laid {first_lay}" in out
     assert "R ●" in out
     assert "pile: " in out
     winner = game.winner
-    assert f"seat {winner} won." in out
+    assert winner is not None
+    assert f"Seat {winner + 1} won." in out
+    assert "Seat 0" not in out
 
 
 def test_replay_in_german(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -244,7 +247,75 @@ def test_replay_missing_game(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     path.write_text(_record_lines(1)[0] + "\n", encoding="utf-8")
     code, _, err = run(capsys, "replay", str(path), "--game", "4")
     assert code == 1
-    assert "has no game 4" in err
+    assert "has no game 4, only 1" in err
+
+
+def test_replay_of_an_empty_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "games.jsonl"
+    path.write_text("\n", encoding="utf-8")
+    code, _, err = run(capsys, "replay", str(path))
+    assert code == 1
+    assert err == f"elferraus replay: {path} holds no records\n"
+
+
+def _unfinished_line(moves: int, forfeit: dict[str, object] | None = None) -> str:
+    game = Game.deal(players=3, seed=4)
+    for _ in range(moves):
+        game.push(game.legal_moves()[0])
+    if forfeit is not None:
+        game.metadata["forfeit"] = forfeit
+    return json.dumps(write_record(game))
+
+
+@pytest.mark.parametrize(
+    ("moves", "forfeit", "lang", "ending"),
+    [
+        (7, None, "en", ["The game is unfinished: the record stops after move 7, with Seat 2 to move."]),
+        (7, None, "de", ["Das Spiel ist nicht zu Ende: die Aufzeichnung hört nach Zug 7 auf, Platz 2 ist am Zug."]),
+        (0, None, "en", ["The game is unfinished: the record stops before the first move, with Seat 3 to move."]),
+        (
+            0,
+            None,
+            "de",
+            ["Das Spiel ist nicht zu Ende: die Aufzeichnung hört vor dem ersten Zug auf, Platz 3 ist am Zug."],
+        ),
+        (
+            7,
+            {"seat": 1, "reason": "no answer within 5 s"},
+            "en",
+            [
+                "The game is unfinished: the record stops after move 7, with Seat 2 to move.",
+                "Seat 2 forfeited the game: no answer within 5 s",
+            ],
+        ),
+        (
+            7,
+            {"seat": 1, "reason": "no answer within 5 s"},
+            "de",
+            [
+                "Das Spiel ist nicht zu Ende: die Aufzeichnung hört nach Zug 7 auf, Platz 2 ist am Zug.",
+                "Platz 2 hat das Spiel verwirkt: no answer within 5 s",
+            ],
+        ),
+    ],
+    ids=["en", "de", "no-moves-en", "no-moves-de", "forfeit-en", "forfeit-de"],
+)
+def test_replay_says_where_an_unfinished_game_stops(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    moves: int,
+    forfeit: dict[str, object] | None,
+    lang: str,
+    ending: list[str],
+) -> None:
+    path = tmp_path / "games.jsonl"
+    path.write_text(_unfinished_line(moves, forfeit) + "\n", encoding="utf-8")
+    code, out, _ = run(capsys, "replay", str(path), "--lang", lang)
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[-len(ending) :] == ending
+    # The table where it stopped comes just before: the pile, after every hand.
+    assert lines[-len(ending) - 1].strip().startswith(("pile: ", "Stapel: "))
 
 
 @pytest.mark.parametrize(

@@ -15,12 +15,14 @@ from elferraus.words import describe_move, hand_text, row_lines
 
 
 def seat_names(game: Game, lang: Lang) -> list[str]:
-    """The players' names from the record's ``names`` key, else "seat N"."""
+    """The players' names from the record's ``names`` key, else "Seat N", counted from 1 as at the table.
+
+    (The record itself counts seats from 0; only what a person reads counts from 1.)
+    """
     names: Any = game.metadata.get("names")
     if isinstance(names, list) and len(names) == game.players and all(isinstance(n, str) for n in names):
         return list(names)
-    word = "Platz" if lang == "de" else "seat"
-    return [f"{word} {seat}" for seat in range(game.players)]
+    return [tr("setup_seat", lang, n=seat + 1) for seat in range(game.players)]
 
 
 def table_lines(game: Game, names: list[str], lang: Lang) -> list[str]:
@@ -41,27 +43,47 @@ def replay_lines(recorded: Game, lang: Lang) -> list[str]:
     game = Game(hands, pile, recorded.rules)
     names = seat_names(recorded, lang)
     preset = recorded.rules.preset_name or "custom"
-    lines = [f"{recorded.players} players · rules: {preset} · seed: {recorded.metadata.get('seed', '-')}"]
+    seed = recorded.metadata.get("seed", "-")
+    lines = [tr("replay_heading", lang, players=recorded.players, rules=preset, seed=seed)]
     lines += table_lines(game, names, lang)
     history = recorded.history()
+    shown = True
     for number, text in enumerate(recorded.record_moves(), start=1):
         seat = game.turn
         game.push(history[number - 1][1])
         lines.append(f"{number:4d}. {describe_move(names[seat], text, lang)}")
-        if game.turn != seat or game.is_over():
+        shown = game.turn != seat or game.is_over()
+        if shown:
             lines += table_lines(game, names, lang)
-    if game.is_over():
-        winner = game.winner
-        assert winner is not None
-        lines.append(tr("winner_other", lang, name=names[winner]))
-        penalties = ", ".join(f"{names[s]} {p}" for s, p in enumerate(game.penalties()))
-        lines.append(f"{tr('penalties', lang)}: {penalties}")
+    if not shown:  # a record that stops in the middle of a turn: show the table it stops at
+        lines += table_lines(game, names, lang)
+    winner = game.winner
+    if winner is None:
+        return lines + ending_lines(recorded, names, lang)
+    lines.append(tr("winner_other", lang, name=names[winner]))
+    penalties = ", ".join(f"{names[s]} {p}" for s, p in enumerate(game.penalties()))
+    lines.append(f"{tr('penalties', lang)}: {penalties}")
+    return lines
+
+
+def ending_lines(game: Game, names: list[str], lang: Lang) -> list[str]:
+    """Why the record of an unfinished ``game`` ends: where it stops, and a forfeit the arena wrote down."""
+    moves = len(game.record_moves())
+    name = names[game.turn]
+    if moves:
+        lines = [tr("replay_unfinished", lang, moves=moves, name=name)]
+    else:
+        lines = [tr("replay_unfinished_deal", lang, name=name)]
+    forfeit: Any = game.metadata.get("forfeit")
+    if isinstance(forfeit, dict) and type(forfeit.get("seat")) is int and 0 <= forfeit["seat"] < game.players:
+        lines.append(tr("replay_forfeit", lang, name=names[forfeit["seat"]], reason=forfeit.get("reason", "?")))
     return lines
 
 
 def run_replay(args: argparse.Namespace) -> int:
     """Print game ``--game`` of the file move by move."""
     lang = detect_language(args.lang)
+    count = 0
     try:
         with open_text(args.file) as handle:
             for count, (line, item) in enumerate(iter_records(handle), start=1):
@@ -75,5 +97,8 @@ def run_replay(args: argparse.Namespace) -> int:
     except FileOpenError as error:
         print(f"elferraus replay: {error}", file=sys.stderr)
         return 2
-    print(f"elferraus replay: {args.file} has no game {args.game}", file=sys.stderr)
+    if count == 0:
+        print(f"elferraus replay: {args.file} holds no records", file=sys.stderr)
+    else:
+        print(f"elferraus replay: {args.file} has no game {args.game}, only {count}", file=sys.stderr)
     return 1
