@@ -67,6 +67,12 @@ def test_simulate_writes_legal_records(tmp_path: Path, capsys: pytest.CaptureFix
     assert code == 0
     assert "25 games in" in stdout
     assert "games/s" in stdout
+    # Seats count from 1 for the reader, as in every game (the records count from 0).
+    assert [line.split(":")[0].split() for line in stdout.splitlines()[1:]] == [
+        ["seat", "1", "greedy"],
+        ["seat", "2", "random"],
+        ["seat", "3", "greedy"],
+    ]
     lines = out.read_text(encoding="utf-8").splitlines()
     assert len(lines) == 25
     games = list(read_records(lines))

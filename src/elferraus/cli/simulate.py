@@ -53,5 +53,5 @@ def run_simulate(args: argparse.Namespace, parser: argparse.ArgumentParser) -> i
     rate = args.games / elapsed if elapsed > 0 else float("inf")
     print(f"{args.games} games in {elapsed:.2f} s: {rate:,.0f} games/s", file=report)
     for seat, (name, count) in enumerate(zip(bots, wins, strict=True)):
-        print(f"  seat {seat} {name:>8}: {count:6d} wins ({100 * count / args.games:5.1f} %)", file=report)
+        print(f"  seat {seat + 1} {name:>8}: {count:6d} wins ({100 * count / args.games:5.1f} %)", file=report)
     return 0
