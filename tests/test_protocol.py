@@ -7,6 +7,7 @@ import json
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -147,3 +148,99 @@ def test_elferraus_bot_command_speaks_the_protocol() -> None:
     ready, answer = (json.loads(line) for line in done.stdout.splitlines())
     assert ready["type"] == "ready"
     assert Move.parse(answer["move"]) in game.legal_moves()
+
+
+def _view_with(**changes: object) -> dict[str, object]:
+    view = protocol.act(_midgame(2).view(0))["view"]
+    for key, value in changes.items():
+        if value is ...:
+            del view[key]
+        else:
+            view[key] = value
+    assert isinstance(view, dict)
+    return view
+
+
+MALFORMED_VIEWS = [
+    ("laid-a-number", {"laid": 2}, '"laid" must be a list of cards like ["R7", "Y3"], not 2'),
+    ("laid-not-a-card", {"laid": ["R7", "R21"]}, '"laid[1]": '),
+    ("laid-a-number-inside", {"laid": [7]}, '"laid[0]" must be a card like "R7", not 7'),
+    ("hand-a-string", {"hand": "R7 Y3"}, '"hand" must be a list of cards like ["R7", "Y3"], not "R7 Y3"'),
+    ("draws-a-string", {"draws": "1"}, '"draws" must be an integer, not "1"'),
+    ("draws-a-boolean", {"draws": True}, '"draws" must be an integer, not true'),
+    ("draws-negative", {"draws": -1}, '"draws" must be an integer 0 or more, not -1'),
+    ("pile-a-float", {"pile": 20.5}, '"pile" must be an integer, not 20.5'),
+    ("seat-missing", {"seat": ...}, '"seat" is missing'),
+    ("seat-outside", {"seat": 4}, '"seat" must be an integer from 0 to 3, not 4'),
+    ("players-too-many", {"players": 7}, '"players" must be an integer from 2 to 6, not 7'),
+    ("turn-null", {"turn": None}, '"turn" must be an integer, not null'),
+    ("winner-a-name", {"winner": "Anna"}, '"winner" must be an integer, not "Anna"'),
+    ("drawn-a-list", {"drawn": ["R7"]}, '"drawn" must be a card or null, not ["R7"]'),
+    ("hand-counts-short", {"hand_counts": [15, 15]}, '"hand_counts" must be a list of 4 integers 0 or more'),
+    ("rows-a-list", {"rows": [[8, 13]]}, '"rows" must be an object like {"R": [8, 13]}, not [[8, 13]]'),
+    ("rows-unknown-colour", {"rows": {"X": [10, 12]}}, "\"rows\" has 'X', not a colour (R, Y, G or B)"),
+    ("row-one-end", {"rows": {"R": [11]}}, '"rows.R" must be [lowest, highest], two integers, not [11]'),
+    ("row-without-11", {"rows": {"R": [12, 14]}}, '"rows.R" must be [lowest, highest] with 1 <= lowest <= 11'),
+    ("moves-numbers", {"moves": ["0 R11", 1]}, '"moves[1]" must be a string like "0 R11", not 1'),
+]
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"), [case[1:] for case in MALFORMED_VIEWS], ids=[case[0] for case in MALFORMED_VIEWS]
+)
+def test_a_malformed_view_is_refused_naming_the_field(changes: dict[str, object], message: str) -> None:
+    with pytest.raises(protocol.ProtocolError) as caught:
+        protocol.view_from_dict(_view_with(**changes), Rules.preset("classic"), [])
+    assert str(caught.value).startswith(f"malformed view: {message}")
+
+
+@pytest.mark.parametrize(
+    ("view", "legal", "message"),
+    [
+        ([1, 2], [], "malformed view: a view is a JSON object, not [1, 2]"),
+        (None, [], "malformed view: a view is a JSON object, not null"),
+        (..., "draw", '"legal" must be a list of moves like ["R12", "draw", "pass"], not "draw"'),
+        (..., ["R12", "fold"], '"legal": '),
+    ],
+    ids=["view-a-list", "view-missing", "legal-a-string", "legal-not-a-move"],
+)
+def test_an_act_without_a_view_or_legal_moves_is_refused(view: object, legal: object, message: str) -> None:
+    data = _view_with() if view is ... else view
+    with pytest.raises(protocol.ProtocolError) as caught:
+        protocol.view_from_dict(data, Rules.preset("classic"), legal)
+    assert str(caught.value).startswith(message)
+
+
+def test_serve_says_which_field_of_a_view_is_wrong(capsys: pytest.CaptureFixture[str]) -> None:
+    game = _midgame(2)
+    act = protocol.act(game.view(game.turn))
+    act["view"]["laid"] = 2
+    lines = [protocol.encode(protocol.hello(game.turn, game.players, game.rules)), protocol.encode(act)]
+    out = io.StringIO()
+    assert protocol.serve(make_bot("greedy"), io.StringIO("\n".join(lines) + "\n"), out) == 2
+    assert len(out.getvalue().splitlines()) == 1  # the ready, and no move
+    assert capsys.readouterr().err == (
+        'elferraus bot: malformed view: "laid" must be a list of cards like ["R7", "Y3"], not 2\n'
+    )
+
+
+def test_the_documented_exchange_is_what_the_arena_sends() -> None:
+    text = (Path(__file__).parent.parent / "docs" / "bot-protocol.md").read_text(encoding="utf-8")
+    exchange = text[text.index("## One exchange, whole") :]
+    hello, ready, act, answer = re.findall(r"```json\n(.*)\n```", exchange)
+    game = Game.deal(players=3, seed=2)
+    for _ in range(5):
+        game.push(game.legal_moves()[0])
+    view = game.view(game.turn)
+    assert hello == protocol.encode(protocol.hello(view.seat, game.players, game.rules))
+    assert json.loads(ready) == {"type": "ready", "name": "my bot"}
+    assert act == protocol.encode(protocol.act(view))
+    data = protocol.decode(act)
+    assert protocol.view_from_dict(data["view"], game.rules, data["legal"]) == view
+    assert protocol.parse_answer(protocol.decode(answer), view.legal) == Move.parse("Y11")
+
+
+def test_the_documented_view_table_lists_every_key() -> None:
+    text = (Path(__file__).parent.parent / "docs" / "bot-protocol.md").read_text(encoding="utf-8")
+    keys = re.findall(r"^\| `(\w+)` \| ", text, flags=re.MULTILINE)
+    assert keys == list(protocol.act(_midgame().view(0))["view"])
