@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
@@ -12,7 +13,7 @@ import pytest
 
 from elferraus import __version__, read_records
 from elferraus.bots import make_bot
-from elferraus.cli.main import main
+from elferraus.cli.main import build_parser, main
 from elferraus.cli.play import PromptGame, parse_input
 from elferraus.game import Game
 from elferraus.moves import DRAW, PASS, Move
@@ -417,3 +418,47 @@ def test_serve_limits_new_rooms_per_address_by_default(capsys: pytest.CaptureFix
         with pytest.raises(SystemExit):
             parser.parse_args(["serve", "--rooms-per-minute", wrong])
         assert "--rooms-per-minute" in capsys.readouterr().err
+
+
+def _subcommand(name: str) -> argparse.ArgumentParser:
+    commands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    parser = commands.choices[name]
+    assert isinstance(parser, argparse.ArgumentParser)
+    return parser
+
+
+@pytest.mark.parametrize("command", ["simulate", "arena", "replay", "check", "serve", "backup", "bot", "play"])
+def test_every_option_has_help_that_gives_its_default(command: str) -> None:
+    parser = _subcommand(command)
+    for action in parser._actions:
+        if isinstance(action, argparse._HelpAction):
+            continue
+        assert action.help, f"{command} {action.dest} has no help"
+        if action.option_strings and not isinstance(action, argparse._StoreTrueAction):
+            text = action.help % {"default": action.default}
+            assert "default" in text or (action.required and "required" in text), f"{command} {action.dest}: {text}"
+    assert "%(default)s" not in parser.format_help()
+
+
+@pytest.mark.parametrize(
+    ("command", "option", "shown"),
+    [
+        ("simulate", "--games", "(default 1000)"),
+        ("simulate", "--bots", "default random"),
+        ("simulate", "--out", "default: none are written"),
+        ("arena", "--move-time", "(default 5.0)"),
+        ("arena", "--jobs", "(default 1)"),
+        ("serve", "--db", "elferraus.sqlite3 in the current folder"),
+    ],
+)
+def test_help_shows_the_default(command: str, option: str, shown: str) -> None:
+    help_text = " ".join(_subcommand(command).format_help().split())
+    assert f"{option} " in help_text
+    assert shown in help_text
+
+
+def test_arena_refuses_a_move_time_that_is_not_positive(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["arena", "--bots", "greedy", "--move-time", "0"])
+    assert exit_info.value.code == 2
+    assert "--move-time: must be more than 0" in capsys.readouterr().err

@@ -67,26 +67,47 @@ def build_parser() -> argparse.ArgumentParser:
     )
     play.add_argument("--players", type=_players, default=4, help="players at the table, 2-6 (default 4)")
     play.add_argument("--rules", choices=sorted(PRESETS), default="classic", help="rules preset (default classic)")
-    play.add_argument("--bots", default="medium", help="computer level, or one per computer seat, comma-separated")
+    play.add_argument(
+        "--bots",
+        default="medium",
+        help="computer level, or one per computer seat, comma-separated (default %(default)s)",
+    )
     play.add_argument("--rounds", type=_positive, default=1, help="rounds of a match with penalty points (default 1)")
     play.add_argument("--seed", type=int, default=None, help="seed of the deal (default: a new one each time)")
     play.add_argument("--lang", choices=["en", "de"], default=None, help="language (default: the system locale)")
-    play.add_argument("--save", metavar="FILE", default=None, help="append the game record(s) to FILE")
+    play.add_argument(
+        "--save", metavar="FILE", default=None, help="append the game record(s) to FILE (default: not saved)"
+    )
     play.add_argument(
         "--delay", type=float, default=None, help="seconds a computer move takes (default 0.6; 0 at --plain)"
     )
-    play.add_argument("--resume", metavar="FILE", default=None, help="continue the last game saved in FILE")
+    play.add_argument(
+        "--resume", metavar="FILE", default=None, help="continue the last game saved in FILE (default: a new game)"
+    )
     play.add_argument("--plain", action="store_true", help="a plain prompt instead of the full-screen game")
 
     simulate = commands.add_parser("simulate", help="play many games between computer players")
-    simulate.add_argument("--players", type=_players, default=4)
-    simulate.add_argument("--games", type=_positive, default=1000)
-    simulate.add_argument("--seed", type=int, default=0)
     simulate.add_argument(
-        "--bots", default="random", help=f"one level for all seats or one per seat ({', '.join(BOTS)})"
+        "--players", type=_players, default=4, help="players at each table, 2-6 (default %(default)s)"
     )
-    simulate.add_argument("--rules", choices=sorted(PRESETS), default="classic")
-    simulate.add_argument("--out", metavar="FILE", default=None, help="write the records as JSON Lines ('-' = stdout)")
+    simulate.add_argument("--games", type=_positive, default=1000, help="games to play (default %(default)s)")
+    simulate.add_argument(
+        "--seed", type=int, default=0, help="seed of the run: the same seed deals the same games (default %(default)s)"
+    )
+    simulate.add_argument(
+        "--bots",
+        default="random",
+        help=f"one level for all seats or one per seat, comma-separated ({', '.join(BOTS)}; default %(default)s)",
+    )
+    simulate.add_argument(
+        "--rules", choices=sorted(PRESETS), default="classic", help="rules preset (default %(default)s)"
+    )
+    simulate.add_argument(
+        "--out",
+        metavar="FILE",
+        default=None,
+        help="write the records as JSON Lines ('-' = stdout; default: none are written, only the wins are shown)",
+    )
 
     check = commands.add_parser(
         "check",
@@ -102,25 +123,45 @@ def build_parser() -> argparse.ArgumentParser:
     replay = commands.add_parser("replay", help="show a recorded game move by move")
     replay.add_argument("file", metavar="FILE", help="a file of elferraus/1 records ('-' = stdin)")
     replay.add_argument("--game", type=_positive, default=1, help="which game of the file (default 1)")
-    replay.add_argument("--lang", choices=["en", "de"], default=None)
+    replay.add_argument("--lang", choices=["en", "de"], default=None, help="language (default: the system locale)")
     arena = commands.add_parser(
         "arena",
         help="duplicate-deal matches between computer players, with statistics",
         description="Each deal is played once per seat rotation, so every player holds every hand.",
     )
-    arena.add_argument("--players", type=_players, default=4)
+    arena.add_argument("--players", type=_players, default=4, help="players at each table, 2-6 (default %(default)s)")
     arena.add_argument(
         "--bots",
         required=True,
-        help="one spec for every seat, or one per seat: a level, cmd:PROGRAM ARGS or openspiel-ismcts:SIMULATIONS",
+        help="required: one spec for every seat, or one per seat, comma-separated: a level, cmd:PROGRAM ARGS "
+        "or openspiel-ismcts:SIMULATIONS",
     )
-    arena.add_argument("--games", type=_positive, default=100, help="deals to play (each in every rotation)")
-    arena.add_argument("--seed", type=int, default=0)
-    arena.add_argument("--rules", choices=sorted(PRESETS), default="classic")
-    arena.add_argument("--jobs", type=_positive, default=1, help="worker processes (default 1)")
-    arena.add_argument("--move-time", type=float, default=5.0, help="seconds an external bot may take per move")
-    arena.add_argument("--json", metavar="FILE", default=None, help="write the statistics as JSON")
-    arena.add_argument("--records", metavar="FILE", default=None, help="write every game's record (JSON Lines)")
+    arena.add_argument(
+        "--games", type=_positive, default=100, help="deals to play, each in every rotation (default %(default)s)"
+    )
+    arena.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="seed of the match: the same seed deals the same games (default %(default)s)",
+    )
+    arena.add_argument("--rules", choices=sorted(PRESETS), default="classic", help="rules preset (default %(default)s)")
+    arena.add_argument("--jobs", type=_positive, default=1, help="worker processes (default %(default)s)")
+    arena.add_argument(
+        "--move-time",
+        type=_positive_float,
+        default=5.0,
+        help="seconds an external bot may take per move before it forfeits the game (default %(default)s)",
+    )
+    arena.add_argument(
+        "--json", metavar="FILE", default=None, help="write the statistics as JSON (default: only the tables are shown)"
+    )
+    arena.add_argument(
+        "--records",
+        metavar="FILE",
+        default=None,
+        help="write every game's record as JSON Lines (default: none are written)",
+    )
 
     serve = commands.add_parser(
         "serve",
@@ -130,7 +171,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
-    serve.add_argument("--db", metavar="FILE", default="elferraus.sqlite3", help="the SQLite database")
+    serve.add_argument(
+        "--db",
+        metavar="FILE",
+        default="elferraus.sqlite3",
+        help="the SQLite database that stores every room and move (default: %(default)s in the current folder, "
+        "made if missing; a server started in another folder without --db starts with no games)",
+    )
     serve.add_argument(
         "--rooms-per-minute",
         type=_non_negative_float,
@@ -176,12 +223,14 @@ def build_parser() -> argparse.ArgumentParser:
         description="Copies the database with SQLite's online backup: the copy holds every move stored up to one "
         "moment. To restore, stop the server and put the copy in place of the database (docs/web-protocol.md).",
     )
-    backup.add_argument("--db", metavar="FILE", default="elferraus.sqlite3", help="the server's SQLite database")
+    backup.add_argument(
+        "--db", metavar="FILE", default="elferraus.sqlite3", help="the server's SQLite database (default %(default)s)"
+    )
     backup.add_argument("out", metavar="OUT", help="the file to write the copy to")
 
     bot = commands.add_parser("bot", help="a built-in computer player speaking elferraus-bot/1 on stdin/stdout")
-    bot.add_argument("level", choices=sorted(BOTS))
-    bot.add_argument("--seed", type=int, default=0)
+    bot.add_argument("level", choices=sorted(BOTS), help="the computer level to play")
+    bot.add_argument("--seed", type=int, default=0, help="seed of its random choices (default %(default)s)")
     return parser
 
 
