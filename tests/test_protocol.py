@@ -161,26 +161,43 @@ def _view_with(**changes: object) -> dict[str, object]:
     return view
 
 
+NOT_A_CARD = "is not a card: write a colour letter R, Y, G or B and a number 1-20, e.g. R11"
+ROW = "[lowest, highest], two integers with 1 <= lowest <= 11 <= highest <= 20"
 MALFORMED_VIEWS = [
     ("laid-a-number", {"laid": 2}, '"laid" must be a list of cards like ["R7", "Y3"], not 2'),
-    ("laid-not-a-card", {"laid": ["R7", "R21"]}, '"laid[1]": '),
+    ("laid-not-a-card", {"laid": ["R7", "R21"]}, f"\"laid[1]\": 'R21' {NOT_A_CARD}"),
     ("laid-a-number-inside", {"laid": [7]}, '"laid[0]" must be a card like "R7", not 7'),
     ("hand-a-string", {"hand": "R7 Y3"}, '"hand" must be a list of cards like ["R7", "Y3"], not "R7 Y3"'),
-    ("draws-a-string", {"draws": "1"}, '"draws" must be an integer, not "1"'),
-    ("draws-a-boolean", {"draws": True}, '"draws" must be an integer, not true'),
+    ("hand-not-a-card-inside", {"hand": ["R7", "Y3", "B15", "draw"]}, f"\"hand[3]\": 'draw' {NOT_A_CARD}"),
+    ("draws-a-string", {"draws": "1"}, '"draws" must be an integer 0 or more, not "1"'),
+    ("draws-a-boolean", {"draws": True}, '"draws" must be an integer 0 or more, not true'),
     ("draws-negative", {"draws": -1}, '"draws" must be an integer 0 or more, not -1'),
-    ("pile-a-float", {"pile": 20.5}, '"pile" must be an integer, not 20.5'),
+    ("pile-a-float", {"pile": 20.5}, '"pile" must be an integer 0 or more, not 20.5'),
     ("seat-missing", {"seat": ...}, '"seat" is missing'),
     ("seat-outside", {"seat": 4}, '"seat" must be an integer from 0 to 3, not 4'),
     ("players-too-many", {"players": 7}, '"players" must be an integer from 2 to 6, not 7'),
-    ("turn-null", {"turn": None}, '"turn" must be an integer, not null'),
-    ("winner-a-name", {"winner": "Anna"}, '"winner" must be an integer, not "Anna"'),
+    ("players-a-boolean", {"players": True}, '"players" must be an integer from 2 to 6, not true'),
+    ("turn-null", {"turn": None}, '"turn" must be an integer from 0 to 3, not null'),
+    ("winner-a-name", {"winner": "Anna"}, '"winner" must be an integer from 0 to 3, or null, not "Anna"'),
+    ("winner-outside", {"winner": 4}, '"winner" must be an integer from 0 to 3, or null, not 4'),
     ("drawn-a-list", {"drawn": ["R7"]}, '"drawn" must be a card or null, not ["R7"]'),
-    ("hand-counts-short", {"hand_counts": [15, 15]}, '"hand_counts" must be a list of 4 integers 0 or more'),
+    ("drawn-not-a-card", {"drawn": "R0"}, f"\"drawn\": 'R0' {NOT_A_CARD}"),
+    (
+        "hand-counts-short",
+        {"hand_counts": [15, 15]},
+        '"hand_counts" must be a list of 4 integers 0 or more, one per seat, not [15, 15]',
+    ),
+    (
+        "hand-counts-negative",
+        {"hand_counts": [15, -1, 15, 15]},
+        '"hand_counts" must be a list of 4 integers 0 or more, one per seat, not [15, -1, 15, 15]',
+    ),
     ("rows-a-list", {"rows": [[8, 13]]}, '"rows" must be an object like {"R": [8, 13]}, not [[8, 13]]'),
-    ("rows-unknown-colour", {"rows": {"X": [10, 12]}}, "\"rows\" has 'X', not a colour (R, Y, G or B)"),
-    ("row-one-end", {"rows": {"R": [11]}}, '"rows.R" must be [lowest, highest], two integers, not [11]'),
-    ("row-without-11", {"rows": {"R": [12, 14]}}, '"rows.R" must be [lowest, highest] with 1 <= lowest <= 11'),
+    ("rows-unknown-colour", {"rows": {"X": [10, 12]}}, '"rows" has "X", not a colour letter (R, Y, G or B)'),
+    ("row-one-end", {"rows": {"R": [11]}}, f'"rows.R" must be {ROW}, not [11]'),
+    ("row-three-ends", {"rows": {"G": [10, 11, 12]}}, f'"rows.G" must be {ROW}, not [10, 11, 12]'),
+    ("row-an-end-a-string", {"rows": {"B": ["8", 13]}}, f'"rows.B" must be {ROW}, not ["8", 13]'),
+    ("row-without-11", {"rows": {"R": [12, 14]}}, f'"rows.R" must be {ROW}, not [12, 14]'),
     ("moves-numbers", {"moves": ["0 R11", 1]}, '"moves[1]" must be a string like "0 R11", not 1'),
 ]
 
@@ -191,7 +208,14 @@ MALFORMED_VIEWS = [
 def test_a_malformed_view_is_refused_naming_the_field(changes: dict[str, object], message: str) -> None:
     with pytest.raises(protocol.ProtocolError) as caught:
         protocol.view_from_dict(_view_with(**changes), Rules.preset("classic"), [])
-    assert str(caught.value).startswith(f"malformed view: {message}")
+    assert str(caught.value) == f"malformed view: {message}"
+
+
+def test_a_view_may_carry_keys_a_newer_arena_adds() -> None:
+    game = _midgame(2)
+    act = protocol.act(game.view(game.turn))
+    act["view"]["clock"] = 12.5
+    assert protocol.view_from_dict(act["view"], game.rules, act["legal"]) == game.view(game.turn)
 
 
 @pytest.mark.parametrize(
@@ -200,15 +224,20 @@ def test_a_malformed_view_is_refused_naming_the_field(changes: dict[str, object]
         ([1, 2], [], "malformed view: a view is a JSON object, not [1, 2]"),
         (None, [], "malformed view: a view is a JSON object, not null"),
         (..., "draw", '"legal" must be a list of moves like ["R12", "draw", "pass"], not "draw"'),
-        (..., ["R12", "fold"], '"legal": '),
+        (
+            ...,
+            ["R12", "fold"],
+            "\"legal[1]\": 'fold' is not a move: write a card to lay (e.g. R12), 'draw' or 'pass'",
+        ),
+        (..., ["R12", 3], '"legal[1]" must be a move like "R12", "draw" or "pass", not 3'),
     ],
-    ids=["view-a-list", "view-missing", "legal-a-string", "legal-not-a-move"],
+    ids=["view-a-list", "view-missing", "legal-a-string", "legal-not-a-move", "legal-a-number-inside"],
 )
 def test_an_act_without_a_view_or_legal_moves_is_refused(view: object, legal: object, message: str) -> None:
     data = _view_with() if view is ... else view
     with pytest.raises(protocol.ProtocolError) as caught:
         protocol.view_from_dict(data, Rules.preset("classic"), legal)
-    assert str(caught.value).startswith(message)
+    assert str(caught.value) == message
 
 
 def test_serve_says_which_field_of_a_view_is_wrong(capsys: pytest.CaptureFixture[str]) -> None:
@@ -244,3 +273,10 @@ def test_the_documented_view_table_lists_every_key() -> None:
     text = (Path(__file__).parent.parent / "docs" / "bot-protocol.md").read_text(encoding="utf-8")
     keys = re.findall(r"^\| `(\w+)` \| ", text, flags=re.MULTILINE)
     assert keys == list(protocol.act(_midgame().view(0))["view"])
+
+
+def test_the_documented_view_errors_are_what_the_bot_says() -> None:
+    text = (Path(__file__).parent.parent / "docs" / "bot-protocol.md").read_text(encoding="utf-8")
+    documented = [" ".join(quoted.split()) for quoted in re.findall(r"`elferraus bot: malformed view: ([^`]*)`", text)]
+    assert len(documented) == 2
+    assert set(documented) <= {message for _, _, message in MALFORMED_VIEWS}

@@ -20,13 +20,26 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Mapping
-from typing import Any, TextIO
+from typing import Annotated, Any, TextIO
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    GetPydanticSchema,
+    Strict,
+    TypeAdapter,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
+from pydantic_core import PydanticCustomError, core_schema
 
 from elferraus.bots import Bot, make_bot
 from elferraus.cards import ELEVEN, NUMBERS, Card, Color
 from elferraus.errors import NotationError
 from elferraus.moves import Move
-from elferraus.rules import Rules
+from elferraus.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
 from elferraus.view import SeatView
 
 PROTOCOL = "elferraus-bot/1"
@@ -93,6 +106,93 @@ def parse_answer(data: Mapping[str, Any], legal: tuple[Move, ...]) -> Move:
     return move
 
 
+def _card(_type: object, _handler: object) -> core_schema.CoreSchema:
+    """A card in the protocol: a string that :meth:`Card.parse` reads."""
+    return core_schema.no_info_after_validator_function(Card.parse, core_schema.str_schema())
+
+
+def _move(_type: object, _handler: object) -> core_schema.CoreSchema:
+    """A move in the protocol: a string that :meth:`Move.parse` reads."""
+    return core_schema.no_info_after_validator_function(Move.parse, core_schema.str_schema())
+
+
+_CardText = Annotated[Card, GetPydanticSchema(_card)]
+_MoveText = Annotated[Move, GetPydanticSchema(_move)]
+_Count = Annotated[int, Field(ge=0)]
+# Strict validation of Python data wants Color members and tuples; a decoded JSON object has letters as keys
+# and lists as arrays, so these two take them (their contents stay strict: an end is an int, not "8").
+_ColorLetter = Annotated[Color, Strict(False)]
+_RowEnds = Annotated[
+    tuple[Annotated[int, Field(ge=1, le=ELEVEN)], Annotated[int, Field(ge=ELEVEN, le=NUMBERS)]], Strict(False)
+]
+
+
+class _View(BaseModel):
+    """A ``VIEW`` as the protocol sends it (``docs/bot-protocol.md``); ``players`` first, as the seats need it."""
+
+    # No coercion ("3" is not 3, true is not 1); keys a newer arena may add are ignored.
+    model_config = ConfigDict(strict=True, extra="ignore")
+
+    players: int = Field(ge=MIN_PLAYERS, le=MAX_PLAYERS)
+    seat: _Count
+    hand: list[_CardText]
+    hand_counts: list[_Count]
+    pile: _Count
+    rows: dict[_ColorLetter, _RowEnds]
+    turn: _Count
+    laid: list[_CardText]
+    drawn: _CardText | None
+    draws: _Count
+    moves: list[str]
+    winner: _Count | None
+
+    @field_validator("seat", "turn", "winner")
+    @classmethod
+    def _is_a_seat(cls, seat: int | None, info: ValidationInfo) -> int | None:
+        players = info.data.get("players")
+        if seat is not None and players is not None and seat >= players:
+            raise PydanticCustomError(
+                "not_a_seat", "{players} players have seats 0 to {last}", {"players": players, "last": players - 1}
+            )
+        return seat
+
+    @field_validator("hand_counts")
+    @classmethod
+    def _one_per_seat(cls, counts: list[int], info: ValidationInfo) -> list[int]:
+        players = info.data.get("players")
+        if players is not None and len(counts) != players:
+            raise PydanticCustomError(
+                "not_one_per_seat", "{players} players need {players} counts", {"players": players}
+            )
+        return counts
+
+
+_LEGAL: TypeAdapter[list[Move]] = TypeAdapter(list[_MoveText], config=ConfigDict(strict=True))
+
+# What each field must be, in words, by its path with list positions as "[]" and object keys as ".*". An
+# error inside a field that has no words of its own (an end of a row, a count) is told as its field's.
+_MUST_BE = {
+    "players": f"an integer from {MIN_PLAYERS} to {MAX_PLAYERS}",
+    "seat": "an integer from 0 to {last}",
+    "hand": 'a list of cards like ["R7", "Y3"]',
+    "hand[]": 'a card like "R7"',
+    "hand_counts": "a list of {players} integers 0 or more, one per seat",
+    "pile": "an integer 0 or more",
+    "rows": 'an object like {{"R": [8, 13]}}',
+    "rows.*": f"[lowest, highest], two integers with 1 <= lowest <= {ELEVEN} <= highest <= {NUMBERS}",
+    "turn": "an integer from 0 to {last}",
+    "laid": 'a list of cards like ["R7", "Y3"]',
+    "laid[]": 'a card like "R7"',
+    "drawn": "a card or null",
+    "draws": "an integer 0 or more",
+    "moves": 'a list of strings like ["0 R11", "1 pass"]',
+    "moves[]": 'a string like "0 R11"',
+    "winner": "an integer from 0 to {last}, or null",
+    "legal": 'a list of moves like ["R12", "draw", "pass"]',
+    "legal[]": 'a move like "R12", "draw" or "pass"',
+}
+
+
 def view_from_dict(data: object, rules: Rules, legal: object) -> SeatView:
     """Rebuild a :class:`SeatView` from a protocol ``VIEW`` and its legal moves.
 
@@ -104,119 +204,74 @@ def view_from_dict(data: object, rules: Rules, legal: object) -> SeatView:
     ...
     elferraus.protocol.ProtocolError: malformed view: "players" is missing
     """
-    if not isinstance(data, Mapping):
-        raise ProtocolError(f"malformed view: a view is a JSON object, not {_shown(data)}")
-    fields = _ViewFields(data)
-    players = fields.integer("players", low=2, high=6)
-    drawn = data.get("drawn")
-    winner = data.get("winner")
+    try:
+        view = _View.model_validate(data)
+    except ValidationError as error:
+        players = data.get("players") if isinstance(data, Mapping) else None
+        raise ProtocolError(f"malformed view: {_complaint(error, (), data, players)}") from None
+    try:
+        moves = _LEGAL.validate_python(legal)
+    except ValidationError as error:
+        raise ProtocolError(_complaint(error, ("legal",), legal, view.players)) from None
     return SeatView(
-        seat=fields.integer("seat", low=0, high=players - 1),
-        players=players,
+        seat=view.seat,
+        players=view.players,
         rules=rules,
-        hand=fields.cards("hand"),
-        hand_counts=fields.counts("hand_counts", players),
-        pile=fields.integer("pile", low=0),
-        rows=fields.rows("rows"),
-        turn=fields.integer("turn", low=0, high=players - 1),
-        laid=fields.cards("laid"),
-        drawn=None if drawn is None else fields.card("drawn", drawn, "a card or null"),
-        draws=fields.integer("draws", low=0),
-        moves=fields.strings("moves"),
-        legal=_legal_moves(legal),
-        winner=None if winner is None else fields.integer("winner", low=0, high=players - 1),
+        hand=tuple(view.hand),
+        hand_counts=tuple(view.hand_counts),
+        pile=view.pile,
+        rows=view.rows,
+        turn=view.turn,
+        laid=tuple(view.laid),
+        drawn=view.drawn,
+        draws=view.draws,
+        moves=tuple(view.moves),
+        legal=tuple(moves),
+        winner=view.winner,
     )
+
+
+def _complaint(error: ValidationError, root: tuple[str, ...], data: object, players: object) -> str:
+    """The first error of a validation in one line: the field's path, what it must be, and what it is.
+
+    ``root`` names ``data`` when it is a field itself (``("legal",)``); ``players`` words the seats.
+    """
+    first = error.errors(include_url=False)[0]
+    location = root + first["loc"]
+    if not location:
+        return f"a view is a JSON object, not {_shown(data)}"
+    if first["type"] == "missing" and len(location) == 1:
+        return f"{_path(location)} is missing"
+    if location[-1] == "[key]":
+        return f"{_path(location[:-2])} has {_shown(location[-2])}, not a colour letter (R, Y, G or B)"
+    if first["type"] == "value_error":  # Card.parse or Move.parse refused the text
+        return f"{_path(location)}: {first['ctx']['error']}"
+    while _shape(location) not in _MUST_BE:
+        location = location[:-1]
+    seats = {"players": "`players`", "last": "`players` - 1"}
+    if isinstance(players, int) and MIN_PLAYERS <= players <= MAX_PLAYERS:
+        seats = {"players": str(players), "last": str(players - 1)}
+    value = data
+    for part in location[len(root) :]:
+        value = value[part]  # type: ignore[index]
+    return f"{_path(location)} must be {_MUST_BE[_shape(location)].format(**seats)}, not {_shown(value)}"
+
+
+def _path(location: tuple[int | str, ...]) -> str:
+    """A field's path as the messages write it: ``"hand[3]"``, ``"rows.G"``."""
+    parts = [f"[{part}]" if isinstance(part, int) else f".{part}" for part in location[1:]]
+    return '"' + "".join([str(location[0]), *parts]) + '"'
+
+
+def _shape(location: tuple[int | str, ...]) -> str:
+    """A path with its list positions and object keys left out: ``"hand[]"``, ``"rows.*"``."""
+    return "".join([str(location[0]), *("[]" if isinstance(part, int) else ".*" for part in location[1:])])
 
 
 def _shown(value: object) -> str:
     """A value as JSON, cut short: what a message quotes of a wrong field."""
-    text = json.dumps(value, ensure_ascii=False)
+    text = json.dumps(value, ensure_ascii=False, default=repr)
     return text if len(text) <= 40 else text[:40] + "..."
-
-
-class _ViewFields:
-    """Reads the fields of one ``VIEW``, each checked against its JSON type."""
-
-    def __init__(self, data: Mapping[str, Any]) -> None:
-        self.data = data
-
-    def get(self, key: str) -> object:
-        if key not in self.data:
-            raise ProtocolError(f'malformed view: "{key}" is missing')
-        return self.data[key]
-
-    def wrong(self, key: str, expected: str, value: object) -> ProtocolError:
-        return ProtocolError(f'malformed view: "{key}" must be {expected}, not {_shown(value)}')
-
-    def integer(self, key: str, *, low: int, high: int | None = None) -> int:
-        value = self.get(key)
-        if type(value) is not int:
-            raise self.wrong(key, "an integer", value)
-        if value < low or (high is not None and value > high):
-            allowed = f"{low} or more" if high is None else f"from {low} to {high}"
-            raise self.wrong(key, f"an integer {allowed}", value)
-        return value
-
-    def card(self, key: str, value: object, expected: str) -> Card:
-        if not isinstance(value, str):
-            raise self.wrong(key, expected, value)
-        try:
-            return Card.parse(value)
-        except NotationError as error:
-            raise ProtocolError(f'malformed view: "{key}": {error}') from None
-
-    def listed(self, key: str, expected: str) -> list[object]:
-        value = self.get(key)
-        if not isinstance(value, list):
-            raise self.wrong(key, expected, value)
-        return value
-
-    def cards(self, key: str) -> tuple[Card, ...]:
-        items = self.listed(key, 'a list of cards like ["R7", "Y3"]')
-        return tuple(self.card(f"{key}[{index}]", item, 'a card like "R7"') for index, item in enumerate(items))
-
-    def counts(self, key: str, players: int) -> tuple[int, ...]:
-        expected = f"a list of {players} integers 0 or more, one per seat"
-        items = self.listed(key, expected)
-        counts = [item for item in items if type(item) is int and item >= 0]
-        if len(counts) != len(items) or len(counts) != players:
-            raise self.wrong(key, expected, items)
-        return tuple(counts)
-
-    def strings(self, key: str) -> tuple[str, ...]:
-        items = self.listed(key, "a list of strings")
-        for index, item in enumerate(items):
-            if not isinstance(item, str):
-                raise self.wrong(f"{key}[{index}]", 'a string like "0 R11"', item)
-        return tuple(str(item) for item in items)
-
-    def rows(self, key: str) -> dict[Color, tuple[int, int]]:
-        value = self.get(key)
-        if not isinstance(value, Mapping):
-            raise self.wrong(key, 'an object like {"R": [8, 13]}', value)
-        rows = {}
-        for letter, ends in value.items():
-            where = f"{key}.{letter}"
-            try:
-                color = Color(letter)
-            except ValueError:
-                raise ProtocolError(f'malformed view: "{key}" has {letter!r}, not a colour (R, Y, G or B)') from None
-            if not (isinstance(ends, list) and len(ends) == 2 and all(type(end) is int for end in ends)):
-                raise self.wrong(where, "[lowest, highest], two integers", ends)
-            low, high = ends
-            if not 1 <= low <= ELEVEN <= high <= NUMBERS:
-                raise self.wrong(where, f"[lowest, highest] with 1 <= lowest <= {ELEVEN} <= highest <= {NUMBERS}", ends)
-            rows[color] = (low, high)
-        return rows
-
-
-def _legal_moves(legal: object) -> tuple[Move, ...]:
-    if not isinstance(legal, list) or not all(isinstance(text, str) for text in legal):
-        raise ProtocolError(f'"legal" must be a list of moves like ["R12", "draw", "pass"], not {_shown(legal)}')
-    try:
-        return tuple(Move.parse(text) for text in legal)
-    except NotationError as error:
-        raise ProtocolError(f'"legal": {error}') from None
 
 
 def serve(bot: Bot, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
