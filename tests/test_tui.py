@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import Button, DataTable, Input, RichLog, Select, Static
+from textual.widgets._footer import FooterKey
 
 from elferraus.cards import Card, Color
 from elferraus.cli.main import build_parser
@@ -481,6 +482,41 @@ def test_hint_is_only_for_the_persons_turn_and_space_skips_the_computers() -> No
         await pilot.press("space")  # skip ahead to your next turn
         await my_turn(pilot, app)
         assert game.move_count > count
+
+    run(app, script)
+
+
+def footer_words(app: ElferRausApp) -> list[str]:
+    """The actions the footer offers now."""
+    return [key.description for key in app.screen.query(FooterKey)]
+
+
+def test_space_skips_the_computers_and_never_lays_a_card() -> None:
+    app = ElferRausApp(choices("human", "greedy", "random"), seed=4, start=True)
+
+    async def script(pilot: Pilot[None]) -> None:
+        game = app.table.game
+        screen = await advance(pilot, app, lambda: fresh_turn(app), "a turn with a choice after a lay")
+        await pilot.pause()
+        assert "lay" in footer_words(app)
+        assert "skip" not in footer_words(app)
+        await select_card(pilot, screen.query_one(HandView), first_fitting(app))
+        await pilot.press("enter")
+        app.pace = 30.0  # the computers take their time ...
+        await pilot.press("e")
+        await pilot.pause()
+        assert not screen.awaiting
+        assert "skip" in footer_words(app)  # ... skipping them is an action of its own, shown while they play
+        count = game.move_count
+        await pilot.press("enter")  # a lay key before the person's turn lays nothing
+        assert game.move_count == count
+        await pilot.press("space")  # skip ahead to your next turn ...
+        await my_turn(pilot, app)
+        count, hand = game.move_count, list(game.hand(0))
+        await pilot.press("space")  # ... a second Space, now on your turn, must not lay the selected card
+        await pilot.pause()
+        assert (game.move_count, game.turn, game.hand(0)) == (count, 0, hand)
+        assert "skip" not in footer_words(app)
 
     run(app, script)
 

@@ -47,7 +47,8 @@ class TableScreen(Screen[None]):
         Binding("right", "cursor(1)", "→", show=False),
         Binding("up", "cursor_fitting(-1)", show=False),
         Binding("down", "cursor_fitting(1)", show=False),
-        Binding("enter,space", "go", "lay", key_display="⏎"),
+        Binding("enter", "go", "lay", key_display="⏎"),
+        Binding("space", "skip", "skip", key_display="Space"),
         Binding("d,z", "draw", "draw"),
         Binding("e,b,p", "end_turn", "end turn"),
         Binding("h", "hint", "hint"),
@@ -81,13 +82,31 @@ class TableScreen(Screen[None]):
         """The seat whose cards are shown (the person to move, or the last one who did)."""
         self.hidden = False
         """Pass-and-play: the shown hand is covered until the next person takes over."""
-        self.awaiting = False
-        """A person is to move and the driver waits for a key."""
+        self._awaiting = False
         self._skip = asyncio.Event()
         self._undo_requested = False
         self._logged = 0
         self._forced_note = False
         """The note says which move was made for the person (cleared when he has a choice again)."""
+
+    @property
+    def awaiting(self) -> bool:
+        """A person is to move and the driver waits for a key."""
+        return self._awaiting
+
+    @awaiting.setter
+    def awaiting(self, value: bool) -> None:
+        if value != self._awaiting:
+            self._awaiting = value
+            self.refresh_bindings()  # the footer offers "lay" on the person's turn, "skip" while others play
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Laying is for the person's own turn only; skipping only while the table plays on."""
+        if action == "go":
+            return True if self.awaiting and not self.hidden else None
+        if action == "skip":
+            return not self.awaiting and not self.elf.table.game.is_over()
+        return True
 
     @property
     def elf(self) -> ElferRausApp:
@@ -132,6 +151,7 @@ class TableScreen(Screen[None]):
         lang = self.elf.lang
         words = {
             "go": "key_lay",
+            "skip": "key_skip",
             "draw": "key_draw",
             "end_turn": "key_end",
             "hint": "key_hint",
@@ -349,13 +369,20 @@ class TableScreen(Screen[None]):
         self.query_one("#hand", HandView).move_cursor(step, fitting_only=True)
 
     def action_go(self) -> None:
-        """Lay the selected card; while the computers play, skip ahead to the next person's turn."""
-        if not self.awaiting:
-            self._skip.set()
+        """Lay the selected card (on the person's own turn only: a key pressed before it never lays)."""
+        if not self.awaiting or self.hidden:
             return
         card = self.query_one("#hand", HandView).selected
         if card is not None:
             self.play(Move.lay(card))
+
+    def action_skip(self) -> None:
+        """While the computers play (or moves are made for the person), skip ahead to the next person's turn.
+
+        Never lays or draws: on the person's own turn it does nothing.
+        """
+        if not self.awaiting:
+            self._skip.set()
 
     def action_draw(self) -> None:
         """Draw a card."""
