@@ -15,9 +15,13 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
+from textual.color import Color as Tone
 from textual.pilot import Pilot
+from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Button, DataTable, Input, RichLog, Select, Static
 from textual.widgets._footer import FooterKey
+from textual.widgets._select import SelectCurrent
 
 from elferraus.cards import Card, Color
 from elferraus.cli.main import build_parser
@@ -836,6 +840,64 @@ def test_the_table_lays_out_at_both_sizes(size: tuple[int, int], narrow: bool) -
         assert isinstance(app.screen, TableScreen)
 
     run(app, script, size)
+
+
+def focus_cue(widget: Widget) -> tuple[object, ...]:
+    """What shows a widget's focus: its (or, for a Select, its current value's) colours, style, border, outline."""
+    shown = widget.query_one(SelectCurrent) if isinstance(widget, Select) else widget
+    style = shown.rich_style
+    return (style.bgcolor, style.reverse, style.bold, shown.styles.border, shown.styles.outline)
+
+
+def plainly_different(unfocused: tuple[object, ...], focused: tuple[object, ...]) -> bool:
+    """A clear change: another border or outline, reversed or bold text, or a background far from the old one."""
+    if unfocused[1:] != focused[1:]:
+        return True
+    before, after = (Tone.from_rich_color(colour) for colour in (unfocused[0], focused[0]))  # type: ignore[arg-type]
+    return max(abs(before.r - after.r), abs(before.g - after.g), abs(before.b - after.b)) >= 48
+
+
+async def check_focus_shows(pilot: Pilot[None], screen: Screen[object]) -> int:
+    """Every widget Tab can reach on ``screen`` looks plainly different when focused; returns how many there are."""
+    chain = list(screen.focus_chain)
+    for widget in chain:
+        screen.set_focus(None)
+        await pilot.pause()
+        unfocused = focus_cue(widget)
+        screen.set_focus(widget)
+        await pilot.pause()
+        assert plainly_different(unfocused, focus_cue(widget)), f"focus on {widget!r} is hard to see"
+    return len(chain)
+
+
+def test_focus_is_plain_to_see_on_every_screen() -> None:
+    app = ElferRausApp(choices("human", "greedy", "human"), seed=7)
+
+    async def script(pilot: Pilot[None]) -> None:
+        await until(pilot, lambda: isinstance(app.screen, SetupScreen), "the new-game screen")
+        assert await check_focus_shows(pilot, app.screen) >= 10  # the Selects, the names, the buttons
+        app.choices = choices("human", "greedy", "human")
+        app.start_table(app.choices)
+        await until(pilot, lambda: isinstance(app.screen, HandoffScreen), "the hand-over")
+        assert await check_focus_shows(pilot, app.screen) >= 1
+        screen = await advance(pilot, app, lambda: True, "a person's turn")
+        assert await check_focus_shows(pilot, screen) >= 2  # the hand, the log, the buttons that are enabled
+        await pilot.press("question_mark")
+        await until(pilot, lambda: isinstance(app.screen, HelpScreen), "the help")
+        await check_focus_shows(pilot, app.screen)
+        await pilot.press("escape")
+        await pilot.press("q")
+        await until(pilot, lambda: isinstance(app.screen, QuitScreen), "the question")
+        assert await check_focus_shows(pilot, app.screen) >= 3
+        await pilot.press("escape")
+        finished = finished_table((None, "greedy"), seed=3)
+        finished.finish_round()
+        app.push_screen(ResultScreen(finished, "en"))
+        await until(pilot, lambda: isinstance(app.screen, ResultScreen), "the result")
+        await pilot.pause()
+        assert await check_focus_shows(pilot, app.screen) >= 4
+
+    run(app, script)
 
 
 def test_the_log_moves_when_the_terminal_grows() -> None:

@@ -33,6 +33,15 @@ class ElferRausApp(App[None]):
 
     TITLE = "Elfer raus!"
     ENABLE_COMMAND_PALETTE = False
+    CSS = """
+    /* Focus is plain to see on every screen: the accent colour, never a shade of the background. */
+    Button:focus { background: $accent; color: $text; text-style: bold; }
+    Input:focus, Select:focus > SelectCurrent { background: $accent-muted; color: $text; text-style: bold; }
+    HandView:focus { outline-left: wide $accent; }
+    VerticalScroll:focus { border: thick $accent; }
+    RichLog:focus { border-left: vkey $accent; }
+    .narrow RichLog:focus { border-left: none; border-top: hkey $accent; }
+    """
     BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+c,ctrl+q", "quit_game", "quit", show=False, priority=True)]
 
     def __init__(

@@ -88,6 +88,7 @@ class ResultScreen(Screen[ResultChoice]):
         table, lang = self.table, self.lang
         localize_bindings(self, lang, {"save": "key_save", "choose('new')": "key_new", "choose('quit')": "key_quit"})
         scores = self.query_one("#scores", DataTable)
+        scores.can_focus = False  # a table to read, not to move in: Tab goes from button to button
         match = table.match
         several = len(match.scores) > 1 or table.setup.rounds > 1 or table.setup.target is not None
         shown_rounds = range(max(0, len(match.scores) - MAX_ROUND_COLUMNS), len(match.scores)) if several else range(0)

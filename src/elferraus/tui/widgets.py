@@ -121,7 +121,6 @@ class HandView(Widget, can_focus=True):
 
     DEFAULT_CSS = """
     HandView { height: auto; min-height: 1; padding: 0 1; }
-    HandView:focus { background: $boost; }
     """
 
     class Picked(Message):
