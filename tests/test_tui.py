@@ -401,6 +401,28 @@ def test_pass_and_play_hides_each_hand_until_the_next_person_takes_over() -> Non
     run(app, script)
 
 
+def test_the_hand_over_screen_quits_as_the_table_does() -> None:
+    app = ElferRausApp(choices("human", "greedy", "human"), seed=7, start=True)
+
+    async def script(pilot: Pilot[None]) -> None:
+        await until(pilot, lambda: isinstance(app.screen, HandoffScreen), "the hand-over")
+        handoff = app.screen
+        await pilot.pause()
+        assert "quit" in footer_words(app)  # the way out is shown
+        for key in ("q", "escape"):
+            await pilot.press(key)
+            await until(pilot, lambda: isinstance(app.screen, QuitScreen), f"the question after {key}")
+            await pilot.press("n")  # carry on: back to the hand-over, nothing shown
+            await until(pilot, lambda: app.screen is handoff, "the hand-over again")
+        await pilot.press("q")
+        await until(pilot, lambda: isinstance(app.screen, QuitScreen), "the question")
+        await pilot.press("y")
+
+    run(app, script)
+    assert not app.is_running
+    assert app.return_code == 0
+
+
 # -- hint -----------------------------------------------------------------------------------------------------------
 
 

@@ -9,7 +9,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Button, Static
+from textual.widgets import Button, Footer, Static
 
 from elferraus.i18n import Lang, tr
 from elferraus.rules import Rules
@@ -108,7 +108,11 @@ class QuitScreen(ModalScreen[QuitChoice]):
 class HandoffScreen(Screen[None]):
     """Pass-and-play: covers the whole table until the next person says it is him."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter,space", "dismiss", "show my cards")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter,space", "dismiss", "show my cards", key_display="⏎"),
+        Binding("question_mark,f1", "app.help", "rules & keys", key_display="?"),
+        Binding("q,escape", "app.quit_game", "quit"),
+    ]
     DEFAULT_CSS = """
     HandoffScreen { align: center middle; background: $background; }
     HandoffScreen #panel { width: auto; max-width: 90%; height: auto; border: thick $accent; padding: 1 2; }
@@ -126,9 +130,10 @@ class HandoffScreen(Screen[None]):
             yield Static(tr("handoff_title", self.lang, name=self.person), id="title", markup=False)
             yield Static(tr("handoff_body", self.lang, name=self.person), markup=False)
             yield Button(tr("handoff_button", self.lang, name=self.person), id="ready", variant="primary", compact=True)
+        yield Footer()
 
     def on_mount(self) -> None:
-        localize_bindings(self, self.lang, {"dismiss": "key_show"})
+        localize_bindings(self, self.lang, {"dismiss": "key_show", "app.help": "key_help", "app.quit_game": "key_quit"})
 
     @on(Button.Pressed, "#ready")
     def _ready(self) -> None:
