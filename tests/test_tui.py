@@ -26,7 +26,7 @@ from textual.widgets._select import SelectCurrent
 from elferraus.cards import Card, Color
 from elferraus.cli.main import build_parser
 from elferraus.errors import IllegalMoveError
-from elferraus.i18n import explain
+from elferraus.i18n import Lang, explain
 from elferraus.moves import DRAW, PASS, Move
 from elferraus.position import format_position
 from elferraus.session import Seat, Table, TableSetup
@@ -573,9 +573,22 @@ def expected_log(app: ElferRausApp) -> list[str]:
     return [log_line(text, table.names, app.lang, you=0, show_draws=True) for text in table.game.public_moves(0)]
 
 
-@pytest.mark.parametrize(("pace", "seed"), [(0.0, 3), (30.0, 4)], ids=["after-the-computers", "while-they-play"])
-def test_undo_takes_back_the_last_turn(pace: float, seed: int) -> None:
-    app = ElferRausApp(choices("human", "greedy", "random"), seed=seed, start=True)
+UNDONE_TWO = "Your last turn is taken back, and with it the 2 computer turns after it."
+UNDONE_ONE_DE = "Dein letzter Zug ist zurückgenommen, und mit ihm der eine Computerzug danach."
+UNDONE_ALONE = "Your last turn is taken back."
+
+
+@pytest.mark.parametrize(
+    ("levels", "lang", "pace", "seed", "note"),
+    [
+        (("human", "greedy", "random"), "en", 0.0, 3, UNDONE_TWO),
+        (("human", "greedy"), "de", 0.0, 3, UNDONE_ONE_DE),
+        (("human", "greedy", "random"), "en", 30.0, 4, UNDONE_ALONE),
+    ],
+    ids=["after-the-computers", "after-one-computer-de", "while-they-play"],
+)
+def test_undo_takes_back_the_last_turn(levels: tuple[str, ...], lang: Lang, pace: float, seed: int, note: str) -> None:
+    app = ElferRausApp(choices(*levels), lang=lang, seed=seed, start=True)
 
     async def script(pilot: Pilot[None]) -> None:
         game = app.table.game
@@ -597,7 +610,7 @@ def test_undo_takes_back_the_last_turn(pace: float, seed: int) -> None:
         await my_turn(pilot, app)
         assert game.move_count == start
         assert format_position(game) == position
-        assert text_of(app, "#note").startswith("Your last turn is taken back (")
+        assert text_of(app, "#note") == note  # what was taken back, in words, never a count of actions
         await pilot.pause()
         assert log_lines(app) == expected_log(app)  # rebuilt from the game
 
@@ -617,6 +630,11 @@ def test_undo_is_refused_with_two_people() -> None:
         screen = await my_turn(pilot, app)
         count = game.move_count
         assert screen.query_one("#undo", Button).disabled
+        assert screen.query_one("#undo", Button).tooltip == "Taking back is only for games against computers."
+        await pilot.pause()
+        undo_keys = [key for key in app.screen.query(FooterKey) if key.action == "undo"]
+        assert undo_keys
+        assert all(key.has_class("-disabled") for key in undo_keys)  # shown, but not as enabled
         await pilot.press("u")
         await pilot.pause()
         assert game.move_count == count
@@ -989,6 +1007,27 @@ def test_the_winner_line_speaks_of_a_match_only_in_a_match(rounds: int, lines: i
             game.push(game.legal_moves()[0] if table.is_person(game.turn) else table.computer_move())
         table.finish_round()
     assert len(winner_line(table, "en").splitlines()) == lines
+
+
+@pytest.mark.parametrize(
+    ("rounds", "lang", "title"),
+    [
+        (1, "en", "Elfer raus! · The game is over"),
+        (1, "de", "Elfer raus! · Das Spiel ist vorbei"),
+        (3, "en", "Elfer raus! · Round 1 is over"),
+        (3, "de", "Elfer raus! · Runde 1 ist vorbei"),
+    ],
+)
+def test_the_result_speaks_of_a_round_only_in_a_match(rounds: int, lang: Lang, title: str) -> None:
+    table = finished_table((None, "greedy"), seed=3, rounds=rounds)
+    app = ElferRausApp(choices("human", "greedy"), lang=lang, table=table)
+
+    async def script(pilot: Pilot[None]) -> None:
+        await until(pilot, lambda: isinstance(app.screen, ResultScreen), "the result")
+        await pilot.pause()
+        assert str(app.screen.query_one("#title", Static).content) == title
+
+    run(app, script)
 
 
 def test_ctrl_q_asks_before_quitting() -> None:

@@ -71,7 +71,9 @@ class ResultScreen(Screen[ResultChoice]):
         table, lang = self.table, self.lang
         number = len(table.match.scores)
         with Vertical(id="panel"):
-            yield Static(f"{tr('app_title', lang)} · {tr('result_title', lang, round=number)}", id="title")
+            single = table.setup.rounds == 1 and table.setup.target is None
+            title = tr("result_title_single", lang) if single else tr("result_title", lang, round=number)
+            yield Static(f"{tr('app_title', lang)} · {title}", id="title")
             yield Static(winner_line(table, lang), id="winner", markup=False)
             yield DataTable(id="scores", cursor_type="none", zebra_stripes=True)
             with Horizontal(id="buttons"):

@@ -53,6 +53,7 @@ class TableScreen(Screen[None]):
         Binding("e,b,p", "end_turn", "end turn"),
         Binding("h", "hint", "hint"),
         Binding("u", "undo", "undo"),
+        Binding("u", "undo_refused", show=False),
         Binding("s", "save", "save", show=False),
         Binding("plus,equals_sign", "pace(1)", "slower", show=False),
         Binding("minus", "pace(-1)", "faster", show=False),
@@ -106,6 +107,11 @@ class TableScreen(Screen[None]):
             return True if self.awaiting and not self.hidden else None
         if action == "skip":
             return not self.awaiting and not self.elf.table.game.is_over()
+        alone = len(self.elf.table.people) == 1
+        if action == "undo":
+            return True if alone else None  # shown disabled with two people; "u" then says why
+        if action == "undo_refused":
+            return not alone
         return True
 
     @property
@@ -299,7 +305,9 @@ class TableScreen(Screen[None]):
         self.query_one("#draw", Button).disabled = DRAW not in legal
         self.query_one("#end", Button).disabled = PASS not in legal
         self.query_one("#hint", Button).disabled = not legal
-        self.query_one("#undo", Button).disabled = table.undo_target(self.viewer) is None
+        undo = self.query_one("#undo", Button)
+        undo.disabled = table.undo_target(self.viewer) is None
+        undo.tooltip = tr("undo_people", lang) if len(table.people) != 1 else None
 
     def _title(self) -> str:
         app = self.elf
@@ -405,11 +413,15 @@ class TableScreen(Screen[None]):
 
     # -- take back ------------------------------------------------------------
 
+    def action_undo_refused(self) -> None:
+        """Say why there is no taking back with two people at the table."""
+        self.notify(tr("undo_people", self.elf.lang), severity="warning")
+
     def action_undo(self) -> None:
         """Take back the person's last turn (against computers only)."""
         table, lang = self.elf.table, self.elf.lang
         if len(table.people) != 1:
-            self.notify(tr("undo_people", lang), severity="warning")
+            self.action_undo_refused()
             return
         if table.undo_target(self.viewer) is None:
             self.notify(tr("undo_none", lang), severity="warning")
@@ -425,11 +437,17 @@ class TableScreen(Screen[None]):
         table = self.elf.table
         if table.undo_target(self.viewer) is None:
             return
-        taken = table.undo(self.viewer)
+        target = table.undo_target(self.viewer)
+        assert target is not None
+        movers = [mover for mover, _move, _drawn in table.game.history()[target:]]
+        starts = [mover for index, mover in enumerate(movers) if index == 0 or movers[index - 1] != mover]
+        others = sum(1 for mover in starts if mover != self.viewer)  # the computers' turns after the person's
+        table.undo(self.viewer)
         self._logged = 0
         self.query_one("#log", RichLog).clear()
         self._log_new_moves()
-        self.query_one("#note", Static).update(tr("undo_done", self.elf.lang, n=taken))
+        key = "undo_done" if others == 0 else "undo_done_one" if others == 1 else "undo_done_many"
+        self.query_one("#note", Static).update(tr(key, self.elf.lang, n=others))
         self._forced_note = False
 
     # -- hint -----------------------------------------------------------------
