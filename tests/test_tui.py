@@ -1030,6 +1030,26 @@ def test_the_result_speaks_of_a_round_only_in_a_match(rounds: int, lang: Lang, t
     run(app, script)
 
 
+@pytest.mark.parametrize(("lang", "option", "faster"), [("de", "0,6 s pro Zug", "0,4"), ("en", "0.6 s a move", "0.4")])
+def test_paces_are_written_as_the_reader_writes_numbers(lang: Lang, option: str, faster: str) -> None:
+    app = ElferRausApp(SetupChoices(players=2, pace=0.6, levels=["human"] + ["greedy"] * 5), lang=lang, seed=3)
+
+    async def script(pilot: Pilot[None]) -> None:
+        await until(pilot, lambda: isinstance(app.screen, SetupScreen), "the new-game screen")
+        await pilot.pause()
+        pace = app.screen.query_one("#pace", Select)
+        assert option in [str(prompt) for prompt, _value in pace._options]
+        assert str(pace.query_one(SelectCurrent).query_one("#label", Static).content) == option
+        app.start_table(app.choices)
+        await until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+        await pilot.pause()
+        table_screen(app).action_pace(-1)  # what "-" does
+        await pilot.pause()
+        assert [n.message for n in app._notifications][-1].split()[-4] == faster
+
+    run(app, script)
+
+
 def test_ctrl_q_asks_before_quitting() -> None:
     app = ElferRausApp(choices("human", "greedy"), seed=9, start=True)
 

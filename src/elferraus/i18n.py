@@ -52,6 +52,20 @@ def tr(key: str, lang: Lang, **params: object) -> str:
     return (german if lang == "de" else english).format(**params)
 
 
+def format_number(value: float, lang: Lang) -> str:
+    """A number as a reader of ``lang`` writes it: German takes a decimal comma.
+
+    Whole numbers stay whole (``1.0`` is ``1``); fractions keep up to six significant digits.
+
+    >>> format_number(0.6, "de"), format_number(0.6, "en")
+    ('0,6', '0.6')
+    >>> format_number(2.5, "de"), format_number(1.0, "de"), format_number(2560, "de")
+    ('2,5', '1', '2560')
+    """
+    text = str(value) if isinstance(value, int) else f"{value:.6g}"
+    return text.replace(".", ",") if lang == "de" else text
+
+
 def color_name(letter: str, lang: Lang) -> str:
     """The name of the colour with this letter."""
     english, german = COLOR_WORDS[letter]

@@ -13,7 +13,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, Select, Static
 
 from elferraus.bots import BOTS
-from elferraus.i18n import LANGUAGES, Lang, tr
+from elferraus.i18n import LANGUAGES, Lang, format_number, tr
 from elferraus.rules import PRESETS
 from elferraus.seating import PERSON, seat_name
 from elferraus.tui.keys import localize_bindings
@@ -42,7 +42,7 @@ def length_label(rounds: int, lang: Lang) -> str:
 
 def pace_label(seconds: float, lang: Lang) -> str:
     """How long a computer move takes, in words."""
-    return tr("pace_option", lang, seconds=seconds) if seconds else tr("pace_instant", lang)
+    return tr("pace_option", lang, seconds=format_number(seconds, lang)) if seconds else tr("pace_instant", lang)
 
 
 @dataclass

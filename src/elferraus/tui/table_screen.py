@@ -24,7 +24,7 @@ from textual.worker import get_current_worker
 from elferraus.bots import Advice
 from elferraus.cards import Card
 from elferraus.errors import IllegalMoveError
-from elferraus.i18n import explain, tr
+from elferraus.i18n import explain, format_number, tr
 from elferraus.moves import DRAW, PASS, Move
 from elferraus.tui.dialogs import HandoffScreen
 from elferraus.tui.keys import localize_bindings
@@ -405,7 +405,7 @@ class TableScreen(Screen[None]):
         app = self.elf
         index = min(range(len(PACES)), key=lambda i: abs(PACES[i] - app.pace))
         app.pace = PACES[max(0, min(len(PACES) - 1, index + step))]
-        self.notify(tr("pace_now", app.lang, seconds=app.pace), timeout=2)
+        self.notify(tr("pace_now", app.lang, seconds=format_number(app.pace, app.lang)), timeout=2)
 
     def action_save(self) -> None:
         """Save the game to its file."""
