@@ -59,9 +59,13 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
 def _socket(port: int, source: str = HERE) -> socket.socket:
     """A TCP connection to the server from ``source``."""
     sock = socket.socket()
-    sock.bind((source, 0))
-    sock.settimeout(10)
-    sock.connect(("127.0.0.1", port))
+    try:
+        sock.bind((source, 0))
+        sock.settimeout(10)
+        sock.connect(("127.0.0.1", port))
+    except BaseException:
+        sock.close()  # a connection refused or timed out under load must not leak into a later test
+        raise
     return sock
 
 
