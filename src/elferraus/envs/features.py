@@ -71,6 +71,7 @@ FEATURES: tuple[str, ...] = (
 FEATURE_COUNT = len(FEATURES)
 _COLUMN = {name: column for column, name in enumerate(FEATURES)}
 _LAY, _DRAW, _PASS = _COLUMN["lay"], _COLUMN["draw"], _COLUMN["pass"]
+_FIRST_LAY_FACT = _COLUMN["released"]
 _FIRST_SHARED = _COLUMN["hand"]
 
 
@@ -113,7 +114,7 @@ class ActionFeatures:
                 row[_PASS] = 1.0
             else:
                 row[_LAY] = 1.0
-                row[_LAY + 3 : _FIRST_SHARED] = _lay_columns(knowledge, move.code, view)
+                row[_FIRST_LAY_FACT:_FIRST_SHARED] = _lay_columns(knowledge, move.code, view)
 
     def array(self, view: SeatView) -> npt.NDArray[np.float32]:
         """A new 82 x :data:`FEATURE_COUNT` array of ``view``'s rows."""
@@ -127,25 +128,17 @@ def _lay_columns(k: Knowledge, index: int, view: SeatView) -> tuple[float, ...]:
     color, number = divmod(index, NUMBERS)
     number += 1
     opens_colour = number == ELEVEN and color not in k.rows
-    if opens_colour:
-        sides = [walk(k, color, ELEVEN - 1, -1), walk(k, color, ELEVEN + 1, 1)]
-        nexts = [ELEVEN - 1, ELEVEN + 1]
-        steps = [-1, 1]
-    else:
-        step = -1 if number < ELEVEN else 1
-        sides = [walk(k, color, number + step, step)]
-        nexts = [number + step]
-        steps = [step]
+    step = -1 if number < ELEVEN else 1
+    # Each side the lay opens: the next number there, and the way outward.
+    ways = [(ELEVEN - 1, -1), (ELEVEN + 1, 1)] if opens_colour else [(number + step, step)]
+    sides = [walk(k, color, start, way) for start, way in ways]
     released = sum(side[0] for side in sides)
     unlocked = sum(side[1] for side in sides)
     free = all(side[2] for side in sides)
-    next_chance = sum(k.opponent_chance(card_index(color, n)) for n in nexts if 1 <= n <= NUMBERS)
+    next_chance = sum(k.opponent_chance(card_index(color, n)) for n, _ in ways if 1 <= n <= NUMBERS)
     beyond = 0
-    for start, step in zip(nexts, steps, strict=True):
-        n = start
-        while 1 <= n <= NUMBERS:
-            beyond += k.holds_own(card_index(color, n))
-            n += step
+    for start, way in ways:
+        beyond += sum(k.holds_own(card_index(color, n)) for n in range(start, 0 if way < 0 else NUMBERS + 1, way))
     drawn = view.drawn is not None and view.drawn.index == index
     return (
         released,
