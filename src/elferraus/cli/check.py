@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import gzip
 import itertools
 import sys
+import zlib
 from collections.abc import Iterable
 
 from elferraus.cli.files import FileOpenError, open_text
@@ -75,6 +77,9 @@ def run_check(args: argparse.Namespace) -> int:
         return 2
     except UnicodeDecodeError as error:
         print(f"elferraus check: {args.file} is not UTF-8 text ({error.reason})", file=sys.stderr)
+        return 2
+    except (EOFError, gzip.BadGzipFile, zlib.error) as error:  # a gzip-compressed file cut short or damaged
+        print(f"elferraus check: {args.file} cannot be read to its end: {error}", file=sys.stderr)
         return 2
     if good + bad == 0:
         print(f"elferraus check: {args.file} holds no records", file=sys.stderr)

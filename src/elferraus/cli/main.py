@@ -228,6 +228,29 @@ def build_parser() -> argparse.ArgumentParser:
     )
     backup.add_argument("out", metavar="OUT", help="the file to write the copy to")
 
+    analyze = commands.add_parser(
+        "analyze",
+        help="the study of the game: simulated games, plots and a report (docs/analysis.md)",
+        description="Plays the study's games (or reuses those already in DIR), then writes report.html, report.md "
+        "with its plots, results.json, and every game as records and as Parquet tables. The full study takes about "
+        "half an hour on two cores; --quick shows the report's shape in under a minute.",
+    )
+    analyze.add_argument("--out", metavar="DIR", required=True, help="folder for the report, results and games")
+    analyze.add_argument("--seed", type=int, default=1, help="seed of every deal and player (default %(default)s)")
+    analyze.add_argument("--quick", action="store_true", help="a few games per question, to try it")
+    analyze.add_argument(
+        "--lang", choices=["en", "de"], default=None, help="language of the report (default: the system's)"
+    )
+    analyze.add_argument(
+        "--jobs", type=_positive, default=2, help="worker processes on this machine (default %(default)s)"
+    )
+    analyze.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        default=None,
+        help="play on a running Dask cluster, e.g. tcp://10.0.0.5:8786, instead of local processes (same results)",
+    )
+
     bot = commands.add_parser("bot", help="a built-in computer player speaking elferraus-bot/1 on stdin/stdout")
     bot.add_argument("level", choices=sorted(BOTS), help="the computer level to play")
     bot.add_argument("--seed", type=int, default=0, help="seed of its random choices (default %(default)s)")
@@ -267,6 +290,10 @@ def _dispatch(argv: Sequence[str] | None) -> int:
         from elferraus.protocol import serve_level
 
         return serve_level(args.level, args.seed)
+    if args.command == "analyze":
+        from elferraus.cli.analyze import run_analyze
+
+        return run_analyze(args)
     if args.command == "backup":
         from elferraus.cli.backup import run_backup
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import gzip
 import sys
+import zlib
 from typing import Any
 
 from elferraus.cli.files import FileOpenError, open_text
@@ -96,6 +98,9 @@ def run_replay(args: argparse.Namespace) -> int:
                 return 0
     except FileOpenError as error:
         print(f"elferraus replay: {error}", file=sys.stderr)
+        return 2
+    except (EOFError, gzip.BadGzipFile, zlib.error) as error:  # a gzip-compressed file cut short or damaged
+        print(f"elferraus replay: {args.file} cannot be read to its end: {error}", file=sys.stderr)
         return 2
     if count == 0:
         print(f"elferraus replay: {args.file} holds no records", file=sys.stderr)

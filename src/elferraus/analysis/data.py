@@ -1,0 +1,32 @@
+"""The played tables as numpy columns, for the questions to measure."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from elferraus.analysis.play import BatchResult
+from elferraus.analysis.stats import Array
+from elferraus.analysis.store import columns_of
+
+
+class StudyData:
+    """Every table's games and seats, by table key (columns as numpy arrays, joined over its batches)."""
+
+    def __init__(self, results: Mapping[str, Sequence[BatchResult]]) -> None:
+        self._results = results
+        self._cache: dict[tuple[str, str], dict[str, Array]] = {}
+
+    def games(self, key: str) -> dict[str, Array]:
+        """The game rows of table ``key``."""
+        return self._columns(key, "games")
+
+    def seats(self, key: str) -> dict[str, Array]:
+        """The seat rows of table ``key``."""
+        return self._columns(key, "seats")
+
+    def _columns(self, key: str, which: str) -> dict[str, Array]:
+        if (key, which) not in self._cache:
+            if key not in self._results:
+                raise KeyError(f"the study played no table {key!r}")
+            self._cache[key, which] = columns_of(self._results[key], which)
+        return self._cache[key, which]
