@@ -23,12 +23,13 @@ from textual.widgets import Button, DataTable, Input, RichLog, Select, Static
 from textual.widgets._footer import FooterKey
 from textual.widgets._select import SelectCurrent
 
-from elferraus.cards import Card, Color
+from elferraus.cards import CARDS, Card, Color, parse_cards
 from elferraus.cli.main import build_parser
 from elferraus.errors import IllegalMoveError
 from elferraus.i18n import Lang, explain
+from elferraus.match import Match
 from elferraus.moves import DRAW, PASS, Move
-from elferraus.position import format_position
+from elferraus.position import format_position, read_position
 from elferraus.session import Seat, Table, TableSetup
 from elferraus.tui import load_saved, run_tui
 from elferraus.tui.app import ElferRausApp
@@ -447,7 +448,7 @@ def test_hint_puts_the_cursor_on_the_hinted_card() -> None:
         count = table.game.move_count
         await pilot.press("h")
         await until(pilot, lambda: text_of(app, "#note").startswith("Hint:"), "the hint")
-        assert text_of(app, "#note") == "Hint: R19: you can lay all your cards this turn."
+        assert text_of(app, "#note") == "Hint: R19 — you can lay all your cards this turn"
         assert hand.selected == Card.parse("R19")
         assert table.game.move_count == count  # a hint makes no move
         await pilot.press("enter")
@@ -471,10 +472,11 @@ def test_hint_by_the_experts_search() -> None:
         await until(pilot, lambda: text_of(app, "#note").startswith("Hint:"), "the hint")
         note = text_of(app, "#note")
         found = re.fullmatch(
-            r"Hint: ([RYGB]\d+|draw|end turn): it won \d+ % of \d+ simulated endings; .+: \d+ %\.", note
+            r"Hint: ([RYGB]\d+|draw|end turn) — (.+) \(it won \d+ % of \d+ games played out from here\)", note
         )
         assert found, note
-        word = found.group(1)
+        word, why = found.group(1, 2)
+        assert "%" not in why  # the reason in words; the win rate only after it
         legal = game.legal_moves()
         if word == "draw":
             assert DRAW in legal
@@ -1095,3 +1097,115 @@ def test_the_rows_read_as_the_text_front_ends_write_them(row: tuple[int, int] | 
     header, line = row_lines(rows, "R", "en")
     assert header_content().plain == header
     assert row_content("R", row, "en").plain == line
+
+
+# -- moves made for the person --------------------------------------------------------------------------------------
+
+
+def table_at(rows: str, hand: str, others: str, pile_top: str, levels: tuple[str, ...] = ("greedy",)) -> Table:
+    """You (seat 0) to move at a hand-dealt position: rows like ``R10-12``, your hand, the first
+    other seat's hand, the top of the pile; of the cards not named, the other seat holds 15 more and the
+    rest lies under them on the pile."""
+    named = set(parse_cards(hand) + parse_cards(others) + parse_cards(pile_top))
+    for row in rows.split(","):
+        color, span = row[0], row[1:]
+        low, high = (int(n) for n in span.split("-"))
+        named |= {Card.parse(f"{color}{n}") for n in range(low, high + 1)}
+    rest = [str(card) for card in CARDS if card not in named]
+    hands = f"{hand}/{others}{''.join(rest[::2][:15])}"
+    pile = pile_top + "".join(card for card in rest if card not in rest[::2][:15])
+    game = read_position(f"{rows} {hands} {pile} 0 -:0:- RYGB:3:free:end")
+    seats = (Seat("You"), *(Seat(f"Computer {n + 2}", level) for n, level in enumerate(levels)))
+    setup = TableSetup(seats, seed=1)
+    return Table.resume(setup, Match(len(seats), game.rules, rounds=1, seed=1), game)
+
+
+MADE_FOR_YOU = {
+    "a key draws, the table draws on": (
+        {"rows": "R10-12", "hand": "R13Y3Y5G2G4B3B6R1R3", "others": "R9Y11G11B11Y12Y10", "pile_top": "G20Y1B1"},
+        True,
+        {
+            "en": [
+                "you draw G20 …",
+                "G20 does not fit: you draw Y1 (2 of 3)",
+                "Y1 does not fit: you draw B1 (3 of 3)",
+                "B1 does not fit, and you may draw no more: your turn ends",
+            ],
+            "de": [
+                "du ziehst G20 …",
+                "G20 passt nicht: du ziehst Y1 (2 von 3)",
+                "Y1 passt nicht: du ziehst B1 (3 von 3)",
+                "B1 passt nicht, und du darfst nicht mehr ziehen: dein Zug endet",
+            ],
+        },
+    ),
+    "nothing fits": (
+        {"rows": "R10-12", "hand": "R8Y3Y5G2G4B3B6R1R3", "others": "R9Y11G11B11Y12Y10", "pile_top": "G20Y1B1"},
+        False,
+        {
+            "en": [
+                "your turn: nothing fits …",
+                "nothing fits: you draw G20",
+                "G20 does not fit: you draw Y1 (2 of 3)",
+                "Y1 does not fit: you draw B1 (3 of 3)",
+                "B1 does not fit, and you may draw no more: your turn ends",
+            ],
+            "de": [
+                "du bist dran: nichts passt …",
+                "nichts passt: du ziehst G20",
+                "G20 passt nicht: du ziehst Y1 (2 von 3)",
+                "Y1 passt nicht: du ziehst B1 (3 von 3)",
+                "B1 passt nicht, und du darfst nicht mehr ziehen: dein Zug endet",
+            ],
+        },
+    ),
+}
+"""Hand-dealt positions where you (seat 0) draw G20, Y1 and B1, none of which fits: whether you draw the
+first card yourself (with one key), and the status lines shown meanwhile, in order."""
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+@pytest.mark.parametrize("scenario", list(MADE_FOR_YOU))
+def test_moves_made_for_the_person_are_shown_one_by_one_and_take_no_key(scenario: str, lang: Lang) -> None:
+    position, by_key, lines = MADE_FOR_YOU[scenario]
+    table = table_at(**position)
+    kept = list(table.game.hand(0))
+    app = ElferRausApp(choices("human", "greedy", pace=1.0), lang=lang, table=table)
+    draw_key = "z" if lang == "de" else "d"
+    your_turn_words = "your turn: lay a card" if lang == "en" else "du bist dran: lege an"
+
+    async def script(pilot: Pilot[None]) -> None:
+        game = table.game
+        if by_key:
+            await my_turn(pilot, app)
+            assert str(status(app).content).startswith(your_turn_words)
+            await pilot.press(draw_key)  # one key, one card: the next one waits for a pause
+            assert game.record_moves() == ["0 draw G20"]
+            assert str(status(app).content) == lines[lang][0]
+        seen: list[str] = []
+        pressed = False
+        while game.move_count < 4:  # the draws and the end of the turn the table makes for you
+            text = str(status(app).content)
+            if not seen or seen[-1] != text:
+                seen.append(text)
+                assert status(app).has_class("auto"), text
+                assert not text.startswith(your_turn_words), text
+            assert not awaiting(app)
+            if not pressed and game.move_count == 2:
+                await pilot.press(draw_key, "enter", "e", "b", "h")  # pressed during a pause: never acted on
+                pressed = True
+            await pilot.pause(0.01)
+        if str(status(app).content) != seen[-1]:
+            seen.append(str(status(app).content))
+        while str(status(app).content) == seen[-1] and not awaiting(app):
+            await pilot.pause(0.01)  # the end of the turn is shown for a pause of its own
+        assert game.record_moves()[:4] == ["0 draw G20", "0 draw Y1", "0 draw B1", "0 pass"]
+        assert [line for line in seen if line in lines[lang]] == lines[lang], seen
+        app.pace = 0.0
+        await pilot.press("space")
+        await my_turn(pilot, app)  # the computer played, and you have a choice again
+        assert [text for text in game.record_moves()[4:] if text.startswith("0 ")] == [], "a key acted later"
+        assert game.hand(0) == sorted([*kept, *parse_cards("G20Y1B1")], key=lambda card: card.index)
+        assert pressed
+
+    run(app, script)

@@ -17,6 +17,7 @@ from elferraus.tui.dialogs import HelpScreen, QuitChoice, QuitScreen
 from elferraus.tui.result_screen import ResultChoice, ResultScreen
 from elferraus.tui.setup_screen import SetupChoices, SetupScreen
 from elferraus.tui.table_screen import TableScreen
+from elferraus.tui.theme import THEME
 
 
 class ElferRausApp(App[None]):
@@ -55,6 +56,8 @@ class ElferRausApp(App[None]):
         start: bool = False,
     ) -> None:
         super().__init__()
+        self.register_theme(THEME)
+        self.theme = THEME.name
         self.choices = choices or SetupChoices()
         self.lang: Lang = lang
         self.pace = self.choices.pace

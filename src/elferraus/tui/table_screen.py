@@ -22,21 +22,25 @@ from textual.widgets import Button, Footer, RichLog, Static
 from textual.worker import get_current_worker
 
 from elferraus.bots import Advice
-from elferraus.cards import Card
 from elferraus.errors import IllegalMoveError
 from elferraus.i18n import explain, format_number, tr
 from elferraus.moves import DRAW, PASS, Move
 from elferraus.tui.dialogs import HandoffScreen
+from elferraus.tui.hint_words import hint_line
 from elferraus.tui.keys import localize_bindings
+from elferraus.tui.made_moves import coming_line, made_line
 from elferraus.tui.widgets import HandView, OpponentsView, RowsView, SeatLine
-from elferraus.words import describe_turn, forced_line, is_opening, last_lay, last_turns, log_line, status_line
+from elferraus.words import describe_turn, is_opening, last_lay, last_turns, log_line, status_line
 
 if TYPE_CHECKING:
     from elferraus.tui.app import ElferRausApp
 
 WIDE = 112
 """From this many columns on, the move log sits beside the table instead of below it."""
+MIN_SIZE = (80, 24)
+"""The smallest terminal the table fits in; below it the screen says so instead of cutting the table off."""
 PACES = (0.0, 0.2, 0.4, 0.6, 1.0, 1.5, 2.5)
+_TABLE_ACTIONS = frozenset({"cursor", "cursor_fitting", "go", "draw", "end_turn", "hint", "undo", "undo_refused"})
 
 
 class TableScreen(Screen[None]):
@@ -62,19 +66,25 @@ class TableScreen(Screen[None]):
     ]
 
     DEFAULT_CSS = """
-    TableScreen #body { layout: horizontal; height: 1fr; }
-    TableScreen.narrow #body { layout: vertical; }
+    TableScreen { align: center middle; }
+    TableScreen #body { layout: horizontal; width: 100%; max-width: 140; height: 100%; max-height: 34; }
+    TableScreen.narrow #body { layout: vertical; max-width: 82; max-height: 26; }
     TableScreen #main { width: 82; height: auto; }
     TableScreen.narrow #main { width: 100%; }
     TableScreen #title { height: 1; padding: 0 1; background: $primary-muted; color: $text; text-style: bold; }
-    TableScreen #status { height: auto; padding: 0 1; }
+    TableScreen #status { height: auto; padding: 0 1; text-style: bold; }
     TableScreen #status.error { color: $text-error; }
+    TableScreen #status.auto { color: $text-warning; }
     TableScreen #note { height: auto; padding: 0 1; color: $text-accent; }
     TableScreen #actions { height: 1; padding: 0 1; }
     TableScreen #actions Button { margin-right: 1; }
     TableScreen #log { width: 1fr; height: 1fr; min-height: 3; overflow-y: auto;
         border-left: vkey $primary-muted; padding: 0 1; }
-    TableScreen.narrow #log { border-left: none; border-top: hkey $primary-muted; }
+    TableScreen.narrow #log { width: 100%; border-left: none; border-top: hkey $primary-muted; }
+    TableScreen #too-small { display: none; width: auto; max-width: 90%; height: auto; padding: 1 2;
+        border: thick $warning; background: $surface; }
+    TableScreen.too-small #body { display: none; }
+    TableScreen.too-small #too-small { display: block; }
     """
 
     def __init__(self) -> None:
@@ -87,8 +97,6 @@ class TableScreen(Screen[None]):
         self._skip = asyncio.Event()
         self._undo_requested = False
         self._logged = 0
-        self._forced_note = False
-        """The note says which move was made for the person (cleared when he has a choice again)."""
 
     @property
     def awaiting(self) -> bool:
@@ -102,7 +110,13 @@ class TableScreen(Screen[None]):
             self.refresh_bindings()  # the footer offers "lay" on the person's turn, "skip" while others play
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Laying is for the person's own turn only; skipping only while the table plays on."""
+        """Laying is for the person's own turn only; skipping only while the table plays on.
+
+        While the terminal is too small to show the table, only help, pace and quitting work: nobody
+        plays a card he cannot see.
+        """
+        if self.too_small and action in _TABLE_ACTIONS:
+            return False
         if action == "go":
             return True if self.awaiting and not self.hidden else None
         if action == "skip":
@@ -138,6 +152,7 @@ class TableScreen(Screen[None]):
                     yield Button(f"{tr('button_hint', lang)} (h)", id="hint", compact=True)
                     yield Button(f"{tr('button_undo', lang)} (u)", id="undo", compact=True)
             yield RichLog(id="log", wrap=True, markup=False, auto_scroll=True)
+        yield Static(id="too-small", markup=False)
         yield Footer()
 
     def _key(self, english: str) -> str:
@@ -146,11 +161,27 @@ class TableScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self._relabel_bindings()
-        self.set_class(self.app.size.width < WIDE, "narrow")
+        self._fit(self.app.size.width, self.app.size.height)
         self.new_round()
 
     def on_resize(self, event: events.Resize) -> None:
-        self.set_class(event.size.width < WIDE, "narrow")
+        self._fit(event.size.width, event.size.height)
+
+    def _fit(self, width: int, height: int) -> None:
+        """Lay the table out for a terminal of this size, or say that it is too small for it."""
+        self.set_class(width < WIDE, "narrow")
+        small = width < MIN_SIZE[0] or height < MIN_SIZE[1]
+        if small:
+            notice = tr("too_small", self.elf.lang, need=f"{MIN_SIZE[0]}x{MIN_SIZE[1]}", size=f"{width}x{height}")
+            self.query_one("#too-small", Static).update(notice)
+        if small != self.too_small:
+            self.set_class(small, "too-small")
+            self.refresh_bindings()
+
+    @property
+    def too_small(self) -> bool:
+        """The terminal is smaller than the table: a notice shows instead, and the game's keys wait."""
+        return self.has_class("too-small")
 
     def _relabel_bindings(self) -> None:
         """Footer words in the player's language, showing the German keys (z, b) to German players."""
@@ -192,6 +223,7 @@ class TableScreen(Screen[None]):
         """Let the table play on until a person must choose or the game is over, at the chosen pace."""
         table = self.elf.table
         worker = get_current_worker()
+        making = False  # the last move was one made for the person
         while not worker.is_cancelled:
             game = table.game
             if self._undo_requested:
@@ -204,8 +236,8 @@ class TableScreen(Screen[None]):
                 return
             seat = game.turn
             if table.is_person(seat):
-                self._skip.clear()
                 if self.hidden or self.viewer != seat:
+                    self._skip.clear()
                     self.hidden = True
                     self.refresh_table()
                     await self.app.push_screen_wait(HandoffScreen(table.names[seat], self.elf.lang))
@@ -213,16 +245,15 @@ class TableScreen(Screen[None]):
                     continue
                 forced = table.made_for_person()
                 if forced is not None:
-                    await self._pause(max(self.elf.pace, 0.3) if self.elf.pace else 0)
-                    self._note_forced(forced)
-                    self._play(forced)
+                    await self._make_for_person(seat, forced, first=not making)
+                    making = True
                     continue
+                self._skip.clear()  # Space skips ahead to here, the person's next choice, and no further
                 self.awaiting = True
-                if self._forced_note:
-                    self.query_one("#note", Static).update("")  # the status line now says what happened
                 self.refresh_table()
                 self.query_one("#hand", HandView).select_first_fitting()
                 return
+            making = False
             self.awaiting = False
             self._set_status(tr("status_thinking", self.elf.lang, name=table.names[seat]) + " …")
             started = time.perf_counter()
@@ -237,6 +268,29 @@ class TableScreen(Screen[None]):
             self.query_one("#note", Static).update("")
             self._play(move)
 
+    async def _make_for_person(self, seat: int, move: Move, *, first: bool) -> None:
+        """Make the person's only legal move, shown on its own at the computers' pace.
+
+        The status line says what the move was once it is made; the pause before it shows the
+        move before it: the one made for him just before, or (``first``) his own last move, or
+        why his turn has no choice. Keys pressed
+        meanwhile do nothing, now or later: the driver takes no key, and the person's own
+        keys work only on his choice.
+        """
+        app = self.elf
+        game = app.table.game
+        before = game.view(seat)
+        if first:
+            self._set_status(coming_line(before, move, app.lang), made=True)
+        await self._pause(app.pace)
+        if self._undo_requested or get_current_worker().is_cancelled:
+            return
+        self._play(move)
+        self.refresh_table()
+        self._set_status(made_line(before, move, game.view(seat), app.lang), made=True)
+        if game.is_over() or game.turn != seat:
+            await self._pause(app.pace)  # the turn ends with this move: let it be seen before the others play
+
     async def _pause(self, seconds: float) -> None:
         """Wait ``seconds`` unless the player skips."""
         if seconds <= 0 or self._skip.is_set():
@@ -248,11 +302,6 @@ class TableScreen(Screen[None]):
         """Make the move of the seat to move at the table (which checks it), and log it."""
         self.elf.table.play(move)
         self._log_new_moves()
-
-    def _note_forced(self, move: Move) -> None:
-        note = forced_line(move, opening=self.elf.table.game.move_count == 0, lang=self.elf.lang)
-        self.query_one("#note", Static).update(note)
-        self._forced_note = True
 
     def _log_new_moves(self) -> None:
         table = self.elf.table
@@ -321,17 +370,19 @@ class TableScreen(Screen[None]):
         parts.append(tr(f"rules_{table.setup.rules}", lang).split(":")[0])
         return " · ".join(parts)
 
-    def _set_status(self, text: str, *, error: bool = False) -> None:
+    def _set_status(self, text: str, *, error: bool = False, made: bool = False) -> None:
+        """Show ``text`` in the status line; ``error`` for a move refused, ``made`` for a move made for the person."""
         status = self.query_one("#status", Static)
         status.update(text)
         status.set_class(error, "error")
+        status.set_class(made, "auto")
 
     # -- the player's actions -------------------------------------------------
 
     def play(self, move: Move) -> None:
         """Make the person's move if it is legal now; else say why not."""
         game = self.elf.table.game
-        if not self.awaiting or self.hidden:
+        if not self.awaiting or self.hidden or self.too_small:
             self.app.bell()
             return
         try:
@@ -448,7 +499,6 @@ class TableScreen(Screen[None]):
         self._log_new_moves()
         key = "undo_done" if others == 0 else "undo_done_one" if others == 1 else "undo_done_many"
         self.query_one("#note", Static).update(tr(key, self.elf.lang, n=others))
-        self._forced_note = False
 
     # -- hint -----------------------------------------------------------------
 
@@ -468,34 +518,8 @@ class TableScreen(Screen[None]):
         if advice.move.card is not None:
             self.query_one("#hand", HandView).select(advice.move.card)
         self.query_one("#note", Static).update(self.hint_text(advice))
-        self._forced_note = False
 
     def hint_text(self, advice: Advice) -> str:
-        """The advice in one line."""
-        lang = self.elf.lang
-        word = self._move_word(advice.move)
-        if advice.reason == "only":
-            return tr("hint_only", lang, move=word)
-        if advice.reason == "go_out":
-            return tr("hint_go_out", lang, move=word)
-        (_, rate), *others = advice.rates
-        if not others:
-            return tr("hint_search_alone", lang, move=word, rate=round(100 * rate), samples=advice.samples)
-        other, other_rate = others[0]
-        return tr(
-            "hint_search",
-            lang,
-            move=word,
-            rate=round(100 * rate),
-            samples=advice.samples,
-            other=self._move_word(other),
-            other_rate=round(100 * other_rate),
-        )
-
-    def _move_word(self, move: Move) -> str:
-        if move is DRAW:
-            return tr("move_draw", self.elf.lang)
-        if move is PASS:
-            return tr("move_pass", self.elf.lang)
-        card: Card | None = move.card
-        return str(card)
+        """The advice in one line: the move and why, in words, from the person's own view."""
+        table = self.elf.table
+        return hint_line(table.game.view(self.viewer), advice, table.names, self.elf.lang)

@@ -16,10 +16,9 @@ from textual.widget import Widget
 
 from elferraus.cards import ELEVEN, NUMBERS, Card, Color
 from elferraus.i18n import Lang, tr
+from elferraus.tui.theme import TONES
 from elferraus.words import LABEL_WIDTH, SYMBOLS, cell_width
 
-TONES: Mapping[str, str] = {"R": "#FF6B5E", "Y": "#FFD75E", "G": "#5FD38D", "B": "#6CA8FF"}
-"""Each colour's tone on a dark background (see DESIGN)."""
 ROW_WIDTH = LABEL_WIDTH + sum(cell_width(n) for n in range(1, NUMBERS + 1))
 
 
