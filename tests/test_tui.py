@@ -19,7 +19,7 @@ from textual.color import Color as Tone
 from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Button, DataTable, Input, RichLog, Select, Static
+from textual.widgets import Button, Input, RichLog, Select, Static
 from textual.widgets._footer import FooterKey
 from textual.widgets._select import SelectCurrent
 
@@ -212,8 +212,20 @@ def test_a_whole_game_by_keys() -> None:
         assert app.table.match.scores == [game.penalties()]
         winner = str(result.query_one("#winner", Static).content)
         name = app.table.names[game.winner]
-        assert winner.splitlines()[0] == ("You won!" if app.table.is_person(game.winner) else f"{name} won.")
-        assert result.query_one("#scores", DataTable).row_count == 3
+        you = app.table.is_person(game.winner)
+        assert winner.splitlines()[0] == (
+            "You went out first and win the game!" if you else f"{name} went out first and wins the game."
+        )
+        rows = str(result.query_one("#round", Static).content).splitlines()
+        assert rows[0].split() == ["player", "cards", "left", "points"]
+        assert len(rows) == 4  # a line for each player, whoever went out first
+        points = game.penalties()
+        for seat in range(3):
+            line = next(row for row in rows[1:] if row.startswith(app.table.names[seat]))
+            assert line.split()[-1] == str(points[seat])
+            cards = [str(card) for card in game.hand(seat)] or ["went", "out"]
+            assert line.split()[-1 - len(cards) : -1] == cards
+        assert not result.query("#match")  # a single game has no match table
         assert str(result.query_one("#again", Button).label) == "Play again"  # a single game is over
         assert len(app.table.finished) == 1
         assert app.table.finished[0]["result"] is not None
@@ -257,8 +269,12 @@ def test_next_round_of_a_match() -> None:
         await until(pilot, lambda: isinstance(app.screen, ResultScreen), "the result")
         result = app.screen
         assert "Round 1 is over" in str(result.query_one("#title", Static).content)
-        scores = result.query_one("#scores", DataTable)
-        assert [str(column.label) for column in scores.columns.values()] == ["player", "R1", "total", "cards left"]
+        assert "Round 1 is over" in str(result.query_one("#title", Static).content)
+        match = str(result.query_one("#match", Static).content).splitlines()
+        assert match[0].split() == ["player", "R1", "total"]
+        assert len(match) == 4
+        assert result.query_one("#match").border_title == "The match after round 1 of 3"
+        assert str(result.query_one("#then", Static).content).startswith("Next: round 2 of 3. Enter deals it")
         await pilot.click("#next")
         await my_turn(pilot, app)
         assert app.table is table

@@ -1,36 +1,52 @@
-"""The end of a round: the winner, everybody's cards and points, the match table."""
+"""The end of a round: who went out, everybody's cards and points, the match so far, what comes next."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar, Literal
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Button, DataTable, Footer, Static
+from textual.widgets import Button, Footer, Static
 
+from elferraus.cards import Card
 from elferraus.i18n import Lang, tr
 from elferraus.session import Table
 from elferraus.tui.keys import localize_bindings
-from elferraus.words import hand_text
+from elferraus.tui.theme import TONES
 
 MAX_ROUND_COLUMNS = 5
 """The match table shows the points of this many most recent rounds, then the totals."""
+NAME_WIDTH = 16
+CARDS_WIDTH = 50
+"""Room for the cards left in the round's table; a longer hand ends in "…"."""
 
 ResultChoice = Literal["next", "again", "new", "quit"]
 
 
+def is_match(table: Table) -> bool:
+    """More than one round is played (a number of rounds, or up to a target score)."""
+    return table.setup.rounds > 1 or table.setup.target is not None
+
+
 def winner_line(table: Table, lang: Lang) -> str:
-    """Who won the round (and the match, once it is over)."""
+    """Who went out and won the round (and who won the match, once it is over)."""
     game = table.game
     winner = game.winner
     assert winner is not None
     alone = table.people == (winner,)
-    lines = [tr("winner_you", lang) if alone else tr("winner_other", lang, name=table.names[winner])]
+    number = len(table.match.scores)
+    what = tr("result_the_round", lang, round=number) if is_match(table) else tr("result_the_game", lang)
+    if alone:
+        lines = [tr("result_out_you", lang, what=what)]
+    else:
+        lines = [tr("result_out_other", lang, name=table.names[winner], what=what)]
     match = table.match
-    if match.is_over() and (table.setup.rounds > 1 or table.setup.target is not None):
+    if match.is_over() and is_match(table):
         leaders = match.leaders()
         points = match.totals[leaders[0]]
         if len(leaders) > 1:
@@ -43,6 +59,87 @@ def winner_line(table: Table, lang: Lang) -> str:
     return "\n".join(lines)
 
 
+def next_line(table: Table, lang: Lang) -> str:
+    """What comes next, and the key for it."""
+    match = table.match
+    if not match.is_over():
+        number = len(match.scores) + 1
+        if table.setup.target is not None:
+            return tr("result_next_to", lang, round=number, target=table.setup.target)
+        return tr("result_next_of", lang, round=number, rounds=table.setup.rounds)
+    return tr("result_next_again", lang)
+
+
+def cards_content(cards: Sequence[Card], width: int = CARDS_WIDTH) -> Content:
+    """A hand left at the end: each card in its colour's tone, the colours apart; cut with "…" past ``width``."""
+    parts: list[tuple[str, str] | str] = []
+    used = 0
+    previous: Card | None = None
+    for index, card in enumerate(sorted(cards, key=lambda c: c.index)):
+        gap = "" if previous is None else "  " if previous.color != card.color else " "
+        text = str(card)
+        if used + len(gap) + len(text) > width - (2 if index < len(cards) - 1 else 0):
+            parts.append(" …")
+            break
+        parts += [gap, (text, f"bold {TONES[card.color.value]}")]
+        used += len(gap) + len(text)
+        previous = card
+    return Content.assemble(*parts)
+
+
+def _cell(text: str, width: int, *, right: bool = False) -> str:
+    text = text if len(text) <= width else text[: width - 1] + "…"
+    return text.rjust(width) if right else text.ljust(width)
+
+
+def round_content(table: Table, lang: Lang) -> Content:
+    """This round: each player's cards left and penalty points, the one who went out first."""
+    game = table.game
+    points = game.penalties()
+    header = Content.assemble(
+        (_cell(tr("result_player", lang), NAME_WIDTH), "bold $text-muted"),
+        (_cell(tr("result_left", lang), CARDS_WIDTH), "bold $text-muted"),
+        (_cell(tr("result_points", lang), 8, right=True), "bold $text-muted"),
+    )
+    lines = [header]
+    for seat in sorted(range(table.players), key=lambda s: (points[s], s)):
+        hand = game.hand(seat)
+        name = (_cell(table.names[seat], NAME_WIDTH), "bold" if seat == game.winner else "")
+        left = cards_content(hand) if hand else Content.styled(tr("result_went_out", lang), "bold $text-success")
+        padding = " " * max(CARDS_WIDTH - len(left.plain), 0)
+        lines.append(Content.assemble(name, left, padding, (_cell(str(points[seat]), 8, right=True), "bold")))
+    return Content("\n").join(lines)
+
+
+def match_content(table: Table, lang: Lang) -> Content:
+    """The match so far: each player's points per round (the latest few) and his total, the lowest first."""
+    match = table.match
+    shown = range(max(0, len(match.scores) - MAX_ROUND_COLUMNS), len(match.scores))
+    header_parts: list[tuple[str, str] | str] = [(_cell(tr("result_player", lang), NAME_WIDTH), "bold $text-muted")]
+    header_parts += [(_cell(tr("round_short", lang, round=n + 1), 6, right=True), "bold $text-muted") for n in shown]
+    header_parts.append((_cell(tr("result_total", lang), 8, right=True), "bold $text-muted"))
+    lines = [Content.assemble(*header_parts)]
+    totals = match.totals
+    best = min(totals)
+    for seat in sorted(range(table.players), key=lambda s: (totals[s], s)):
+        leads = totals[seat] == best
+        parts: list[tuple[str, str] | str] = [(_cell(table.names[seat], NAME_WIDTH), "bold" if leads else "")]
+        parts += [_cell(str(match.scores[n][seat]), 6, right=True) for n in shown]
+        parts.append((_cell(str(totals[seat]), 8, right=True), "bold"))
+        if leads:
+            parts.append((f"  {tr('result_leads', lang)}", "$text-accent"))
+        lines.append(Content.assemble(*parts))
+    return Content("\n").join(lines)
+
+
+def match_title(table: Table, lang: Lang) -> str:
+    """The match table's title: after which round, of how many (or to how many points)."""
+    number = len(table.match.scores)
+    if table.setup.target is not None:
+        return tr("result_match_to", lang, round=number, target=table.setup.target)
+    return tr("result_match_of", lang, round=number, rounds=table.setup.rounds)
+
+
 class ResultScreen(Screen[ResultChoice]):
     """Shown when a round ends."""
 
@@ -51,14 +148,22 @@ class ResultScreen(Screen[ResultChoice]):
         Binding("s", "save", "save"),
         Binding("n", "choose('new')", "new game"),
         Binding("q", "choose('quit')", "quit"),
+        Binding("left", "app.focus_previous", show=False),
+        Binding("right", "app.focus_next", show=False),
     ]
     DEFAULT_CSS = """
-    ResultScreen { align: center top; }
-    ResultScreen #panel { width: auto; max-width: 100%; height: auto; padding: 0 1; }
+    ResultScreen { align: center middle; }
+    ResultScreen #panel { width: 82; max-width: 100%; height: auto; max-height: 100%; }
     ResultScreen #title { text-style: bold; background: $primary-muted; padding: 0 1; }
-    ResultScreen #winner { text-style: bold; color: $text-success; margin: 1 0; }
-    ResultScreen DataTable { height: auto; max-height: 12; margin-bottom: 1; }
-    ResultScreen #buttons { height: 1; width: auto; }
+    ResultScreen #winner { text-style: bold; color: $text-success; padding: 0 1; margin: 1 0; }
+    ResultScreen .box { height: auto; padding: 0 1; border: round $primary-muted; border-title-color: $text;
+        border-title-style: bold; }
+    ResultScreen.crowded #winner { margin: 0; }
+    ResultScreen #match { margin-top: 1; }
+    ResultScreen.crowded #match { margin-top: 0; }
+    ResultScreen #then { padding: 0 1; margin-top: 1; color: $text-accent; }
+    ResultScreen.crowded #then { margin-top: 0; }
+    ResultScreen #buttons { height: 1; width: auto; padding: 0 1; }
     ResultScreen #buttons Button { margin-right: 2; }
     """
 
@@ -71,11 +176,17 @@ class ResultScreen(Screen[ResultChoice]):
         table, lang = self.table, self.lang
         number = len(table.match.scores)
         with Vertical(id="panel"):
-            single = table.setup.rounds == 1 and table.setup.target is None
-            title = tr("result_title_single", lang) if single else tr("result_title", lang, round=number)
+            title = tr("result_title", lang, round=number) if is_match(table) else tr("result_title_single", lang)
             yield Static(f"{tr('app_title', lang)} · {title}", id="title")
             yield Static(winner_line(table, lang), id="winner", markup=False)
-            yield DataTable(id="scores", cursor_type="none", zebra_stripes=True)
+            scores = Static(round_content(table, lang), id="round", classes="box")
+            scores.border_title = tr("result_this_round", lang) if is_match(table) else tr("result_this_game", lang)
+            yield scores
+            if is_match(table):
+                totals = Static(match_content(table, lang), id="match", classes="box")
+                totals.border_title = match_title(table, lang)
+                yield totals
+            yield Static(next_line(table, lang), id="then", markup=False)
             with Horizontal(id="buttons"):
                 if table.match.is_over():
                     yield Button(tr("button_play_again", lang), id="again", variant="primary", compact=True)
@@ -87,27 +198,9 @@ class ResultScreen(Screen[ResultChoice]):
         yield Footer()
 
     def on_mount(self) -> None:
-        table, lang = self.table, self.lang
+        lang = self.lang
         localize_bindings(self, lang, {"save": "key_save", "choose('new')": "key_new", "choose('quit')": "key_quit"})
-        scores = self.query_one("#scores", DataTable)
-        scores.can_focus = False  # a table to read, not to move in: Tab goes from button to button
-        match = table.match
-        several = len(match.scores) > 1 or table.setup.rounds > 1 or table.setup.target is not None
-        shown_rounds = range(max(0, len(match.scores) - MAX_ROUND_COLUMNS), len(match.scores)) if several else range(0)
-        columns = [tr("result_player", lang)]
-        columns += [tr("round_short", lang, round=number + 1) for number in shown_rounds] or [tr("result_points", lang)]
-        if several:
-            columns.append(tr("result_total", lang))
-        columns.append(tr("result_left", lang))
-        scores.add_columns(*columns)
-        last = match.scores[-1]
-        for seat in sorted(range(table.players), key=lambda s: (match.totals[s], last[s])):
-            row = [table.names[seat]]
-            row += [str(match.scores[number][seat]) for number in shown_rounds] or [str(last[seat])]
-            if several:
-                row.append(str(match.totals[seat]))
-            row.append(hand_text(table.game.hand(seat)))
-            scores.add_row(*row)
+        self.set_class(is_match(self.table) and self.table.players > 4, "crowded")
         self.query_one("#buttons Button", Button).focus()
 
     @on(Button.Pressed)
