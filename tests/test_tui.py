@@ -15,6 +15,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
+from rich.color import Color as RichColor
+from rich.color import ColorSystem
 from textual.color import Color as Tone
 from textual.pilot import Pilot
 from textual.screen import Screen
@@ -23,13 +25,12 @@ from textual.widgets import Button, Input, RichLog, Select, Static
 from textual.widgets._footer import FooterKey
 from textual.widgets._select import SelectCurrent
 
-from elferraus.cards import CARDS, Card, Color, parse_cards
+from elferraus.cards import Card, Color, parse_cards
 from elferraus.cli.main import build_parser
 from elferraus.errors import IllegalMoveError
 from elferraus.i18n import Lang, explain
-from elferraus.match import Match
 from elferraus.moves import DRAW, PASS, Move
-from elferraus.position import format_position, read_position
+from elferraus.position import format_position
 from elferraus.session import Seat, Table, TableSetup
 from elferraus.tui import load_saved, run_tui
 from elferraus.tui.app import ElferRausApp
@@ -37,9 +38,11 @@ from elferraus.tui.dialogs import HandoffScreen, HelpScreen, QuitScreen
 from elferraus.tui.result_screen import ResultScreen, winner_line
 from elferraus.tui.setup_screen import SetupChoices, SetupScreen
 from elferraus.tui.table_screen import TableScreen
+from elferraus.tui.theme import FOCUS, THEME, TONES
 from elferraus.tui.widgets import HandView, header_content, row_content
 from elferraus.words import log_line, row_lines
 from engine_helpers import can_empty_hand
+from tui_helpers import table_at
 
 SMALL = (80, 24)
 LARGE = (160, 50)
@@ -271,7 +274,7 @@ def test_next_round_of_a_match() -> None:
         assert "Round 1 is over" in str(result.query_one("#title", Static).content)
         assert "Round 1 is over" in str(result.query_one("#title", Static).content)
         match = str(result.query_one("#match", Static).content).splitlines()
-        assert match[0].split() == ["player", "R1", "total"]
+        assert match[0].split() == ["player", "round", "1", "total"]
         assert len(match) == 4
         assert result.query_one("#match").border_title == "The match after round 1 of 3"
         assert str(result.query_one("#then", Static).content).startswith("Next: round 2 of 3. Enter deals it")
@@ -1118,24 +1121,6 @@ def test_the_rows_read_as_the_text_front_ends_write_them(row: tuple[int, int] | 
 # -- moves made for the person --------------------------------------------------------------------------------------
 
 
-def table_at(rows: str, hand: str, others: str, pile_top: str, levels: tuple[str, ...] = ("greedy",)) -> Table:
-    """You (seat 0) to move at a hand-dealt position: rows like ``R10-12``, your hand, the first
-    other seat's hand, the top of the pile; of the cards not named, the other seat holds 15 more and the
-    rest lies under them on the pile."""
-    named = set(parse_cards(hand) + parse_cards(others) + parse_cards(pile_top))
-    for row in rows.split(","):
-        color, span = row[0], row[1:]
-        low, high = (int(n) for n in span.split("-"))
-        named |= {Card.parse(f"{color}{n}") for n in range(low, high + 1)}
-    rest = [str(card) for card in CARDS if card not in named]
-    hands = f"{hand}/{others}{''.join(rest[::2][:15])}"
-    pile = pile_top + "".join(card for card in rest if card not in rest[::2][:15])
-    game = read_position(f"{rows} {hands} {pile} 0 -:0:- RYGB:3:free:end")
-    seats = (Seat("You"), *(Seat(f"Computer {n + 2}", level) for n, level in enumerate(levels)))
-    setup = TableSetup(seats, seed=1)
-    return Table.resume(setup, Match(len(seats), game.rules, rounds=1, seed=1), game)
-
-
 MADE_FOR_YOU = {
     "a key draws, the table draws on": (
         {"rows": "R10-12", "hand": "R13Y3Y5G2G4B3B6R1R3", "others": "R9Y11G11B11Y12Y10", "pile_top": "G20Y1B1"},
@@ -1225,3 +1210,68 @@ def test_moves_made_for_the_person_are_shown_one_by_one_and_take_no_key(scenario
         assert pressed
 
     run(app, script)
+
+
+# -- the look -------------------------------------------------------------------------------------------------------
+
+
+def test_the_game_wears_its_own_theme_and_16_colours_keep_the_colours_apart() -> None:
+    app = ElferRausApp(choices("human", "greedy"), seed=2, start=True)
+
+    async def script(pilot: Pilot[None]) -> None:
+        await my_turn(pilot, app)
+        assert app.theme == THEME.name
+        assert app.current_theme.accent == FOCUS
+
+    run(app, script)
+    standard = {letter: RichColor.parse(tone).downgrade(ColorSystem.STANDARD).number for letter, tone in TONES.items()}
+    assert standard == {"R": 9, "Y": 11, "G": 10, "B": 12}  # bright red, yellow, green, blue: one each
+    assert RichColor.parse(FOCUS).downgrade(ColorSystem.STANDARD).number == 13  # focus is magenta, no card's colour
+
+
+@pytest.mark.parametrize(
+    ("lang", "notice"),
+    [
+        ("en", "The table needs at least 80x24 characters; this terminal is 70x20."),
+        ("de", "Der Tisch braucht mindestens 80x24 Zeichen; dieses Terminal hat 70x20."),
+    ],
+)
+def test_a_small_terminal_shows_a_notice_until_it_grows(lang: Lang, notice: str) -> None:
+    app = ElferRausApp(choices("human", "greedy"), lang=lang, seed=2, start=True)
+
+    async def script(pilot: Pilot[None]) -> None:
+        screen = await my_turn(pilot, app)
+        await pilot.resize_terminal(70, 20)
+        await pilot.pause()
+        assert screen.too_small
+        assert not screen.query_one("#body").display
+        assert str(screen.query_one("#too-small", Static).content).splitlines()[0] == notice
+        count = app.table.game.move_count
+        await pilot.press("enter", "d", "z")  # nothing is played on a table nobody sees
+        await pilot.pause()
+        assert app.table.game.move_count == count
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        assert not screen.too_small
+        assert screen.query_one("#body").display
+        assert not screen.query_one("#too-small").display
+        for selector in ("#rows", "#hand", "#status"):
+            assert screen.query_one(selector).region.right <= 80
+
+    run(app, script, (80, 24))
+
+
+@pytest.mark.parametrize("size", [(100, 30), (160, 50)], ids=["100x30", "160x50"])
+def test_the_table_is_centred_on_a_larger_terminal(size: tuple[int, int]) -> None:
+    app = ElferRausApp(choices("human", "greedy", "random"), seed=5, start=True)
+
+    async def script(pilot: Pilot[None]) -> None:
+        screen = await my_turn(pilot, app)
+        await pilot.pause()
+        body = screen.query_one("#body").region
+        width, height = size
+        assert abs(body.x - (width - body.right)) <= 1  # as much room on the left as on the right
+        assert abs(body.y - (height - 1 - body.bottom)) <= 1  # and above as below (the footer aside)
+        assert body.x > 0
+
+    run(app, script, size)

@@ -20,7 +20,7 @@ from elferraus.tui.hint_words import effect_of, hint_line
 NAMES = ["You", "Anna", "Ben"]
 
 
-def deal(rows: str, hand: str, phase: str = "-:0:-", *, swap: bool = False) -> Game:
+def deal(rows: str, hand: str, phase: str = "-:0:-", *, swap: bool = False, players: int = 3) -> Game:
     """Three players at a hand-dealt position: your ``hand``; the other cards go round Anna, Ben and the pile.
 
     ``swap`` gives Anna's and Ben's cards and the pile to each other: what you cannot see changes, your view does not.
@@ -37,7 +37,10 @@ def deal(rows: str, hand: str, phase: str = "-:0:-", *, swap: bool = False) -> G
         anna, ben, pile = ben, pile[:12], anna + pile[12:]
     if drawn != "-":  # the card you drew last is in your hand already
         assert drawn in hand
-    return read_position(f"{rows} {hand}/{''.join(anna)}/{''.join(ben)} {''.join(pile)} 0 {phase} RYGB:3:free:end")
+    hands = [hand, "".join(anna), "".join(ben)][:players]
+    if players == 2:
+        pile = ben + pile
+    return read_position(f"{rows} {'/'.join(hands)} {''.join(pile)} 0 {phase} RYGB:3:free:end")
 
 
 def advice(move: Move, reason: str = "search") -> Advice:
@@ -190,6 +193,18 @@ def test_the_hint_says_why_in_words(
     assert move in view.legal, "the scenario's move must be legal"
     rate = RATE[lang] if reason == "search" else ""
     assert hint_line(view, advice(move, reason), NAMES, lang) == words[lang] + rate
+
+
+@pytest.mark.parametrize(
+    ("lang", "words"),
+    [
+        ("en", "Hint: draw — it blocks: laying R9 or G11 would let Anna lay R8, G10 and G12"),
+        ("de", "Tipp: ziehen — du blockierst: legst du R9 oder G11 an, kann Anna R8, G10 und G12 anlegen"),
+    ],
+)
+def test_the_hint_names_the_one_other_player(lang: Lang, words: str) -> None:
+    view = deal("R10-12", "R9G11Y5", players=2).view(0)
+    assert hint_line(view, advice(DRAW), NAMES, lang) == words + RATE[lang]
 
 
 @pytest.mark.parametrize(("rows", "hand", "phase", "move"), [(s[1], s[2], s[3], s[4]) for s in SCENARIOS])

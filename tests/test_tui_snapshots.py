@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
+from textual.widgets import Static
 
 from elferraus.i18n import Lang
 from elferraus.session import Seat, Table, TableSetup
@@ -23,14 +24,15 @@ from elferraus.tui.dialogs import HandoffScreen, HelpScreen
 from elferraus.tui.result_screen import ResultScreen
 from elferraus.tui.setup_screen import SetupChoices, SetupScreen
 from elferraus.tui.table_screen import TableScreen
+from tui_helpers import table_at
 
 SnapCompare = Callable[..., bool]
 SIZE = (80, 24)
 LANGS = pytest.mark.parametrize("lang", ["en", "de"])
 
 
-def choices(*levels: str) -> SetupChoices:
-    return SetupChoices(players=len(levels), pace=0.0, levels=[*levels] + ["greedy"] * (6 - len(levels)))
+def choices(*levels: str, pace: float = 0.0) -> SetupChoices:
+    return SetupChoices(players=len(levels), pace=pace, levels=[*levels] + ["greedy"] * (6 - len(levels)))
 
 
 async def until(pilot: Pilot[Any], condition: Callable[[], bool], what: str, limit: float = 10.0) -> None:
@@ -73,10 +75,58 @@ def test_table_your_turn(snap_compare: SnapCompare, lang: Lang) -> None:
     assert snap_compare(app, terminal_size=SIZE, run_before=your_turn(app))
 
 
-def test_table_wide(snap_compare: SnapCompare) -> None:
-    """The log beside the table from 112 columns on."""
-    app = ElferRausApp(choices("human", "greedy", "random", "greedy"), seed=8, start=True)
-    assert snap_compare(app, terminal_size=(160, 50), run_before=your_turn(app))
+@LANGS
+@pytest.mark.parametrize("size", [(100, 30), (160, 50)], ids=["100x30", "160x50"])
+def test_table_centred_on_a_larger_terminal(snap_compare: SnapCompare, lang: Lang, size: tuple[int, int]) -> None:
+    """Centred like the dialogs; the log beside the table from 112 columns on."""
+    app = ElferRausApp(choices("human", "greedy", "random", "greedy"), lang=lang, seed=8, start=True)
+    assert snap_compare(app, terminal_size=size, run_before=your_turn(app))
+
+
+@LANGS
+def test_small_terminal_notice(snap_compare: SnapCompare, lang: Lang) -> None:
+    """Below 80x24 a notice says so instead of a table cut off."""
+    app = table_app(lang)
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await until(pilot, lambda: isinstance(app.screen, TableScreen) and app.screen.too_small, "the notice")
+
+    assert snap_compare(app, terminal_size=(70, 20), run_before=run_before)
+
+
+def made_for_you_app(lang: Lang) -> ElferRausApp:
+    """You draw a card that does not fit; the next draw is made for you, after a long pause."""
+    you = "Du" if lang == "de" else "You"
+    table = table_at("R10-12", "R13Y3Y5G2G4B3B6R1R3", "R9Y11G11B11Y12Y10", "G20Y1B1", you=you)
+    return ElferRausApp(choices("human", "greedy", pace=600.0), lang=lang, table=table)
+
+
+@LANGS
+def test_table_during_a_move_made_for_you(snap_compare: SnapCompare, lang: Lang) -> None:
+    app = made_for_you_app(lang)
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await your_turn(app)(pilot)
+        await pilot.press("z" if lang == "de" else "d")
+        await until(pilot, lambda: app.table.game.move_count == 1 and not app.screen.awaiting, "the pause")
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+@LANGS
+def test_table_with_a_hint(snap_compare: SnapCompare, lang: Lang) -> None:
+    """The hint says why in words: here, holding R13 back blocks R14 for the computer."""
+    you = "Du" if lang == "de" else "You"
+    table = table_at("R10-12", "R13Y3Y5G2G4B3B6R1R3", "R9Y11G11B11Y12Y10", "G20Y1B1", you=you)
+    app = ElferRausApp(choices("human", "greedy"), lang=lang, table=table)
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await your_turn(app)(pilot)
+        await pilot.press("h")
+        note = app.screen.query_one("#note", Static)
+        await until(pilot, lambda: str(note.content).startswith(("Hint:", "Tipp:")), "the hint", limit=120)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
 
 @LANGS
@@ -91,20 +141,27 @@ def test_help_screen(snap_compare: SnapCompare, lang: Lang) -> None:
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
 
-def finished_table(lang: Lang) -> Table:
-    """A game played to the end through the model: you (seeded random moves) against two computers."""
+def finished_table(lang: Lang, rounds: int, played: int = 1) -> Table:
+    """``played`` rounds played to the end through the model: you (seeded random moves) against three computers."""
     you = "Du" if lang == "de" else "You"
-    seats = (Seat(you), Seat("Computer 2", "greedy"), Seat("Computer 3", "random"))
-    table = Table(TableSetup(seats, rounds=3, seed=21))
-    game, rng = table.game, random.Random(21)
-    while not game.is_over():
-        game.push(rng.choice(game.legal_moves()) if table.is_person(game.turn) else table.computer_move())
+    seats = (Seat(you), Seat("Computer 2", "greedy"), Seat("Computer 3", "random"), Seat("Computer 4", "medium"))
+    table = Table(TableSetup(seats, rounds=rounds, seed=21))
+    rng = random.Random(21)
+    for number in range(played):
+        if number:
+            table.finish_round()
+            table.next_round()
+        game = table.game
+        while not game.is_over():
+            game.push(rng.choice(game.legal_moves()) if table.is_person(game.turn) else table.computer_move())
     return table
 
 
 @LANGS
-def test_result_screen(snap_compare: SnapCompare, lang: Lang) -> None:
-    app = ElferRausApp(choices("human", "greedy", "random"), lang=lang, table=finished_table(lang))
+@pytest.mark.parametrize(("rounds", "played"), [(1, 1), (5, 3)], ids=["single-game", "match-round-3-of-5"])
+def test_result_screen(snap_compare: SnapCompare, lang: Lang, rounds: int, played: int) -> None:
+    table = finished_table(lang, rounds, played)
+    app = ElferRausApp(choices("human", "greedy", "random", "medium"), lang=lang, table=table)
 
     async def run_before(pilot: Pilot[Any]) -> None:
         await until(pilot, lambda: isinstance(app.screen, ResultScreen), "the result")

@@ -115,7 +115,8 @@ class HandoffScreen(Screen[None]):
     ]
     DEFAULT_CSS = """
     HandoffScreen { align: center middle; background: $background; }
-    HandoffScreen #panel { width: auto; max-width: 90%; height: auto; border: thick $accent; padding: 1 2; }
+    HandoffScreen #panel { width: auto; max-width: 90%; height: auto; border: thick $primary; background: $surface;
+        padding: 1 2; }
     HandoffScreen #title { text-style: bold; margin-bottom: 1; }
     HandoffScreen Button { margin-top: 1; }
     """

@@ -111,7 +111,7 @@ def _holding_back(view: SeatView, fitting: Sequence[Card], names: Sequence[str])
     params: dict[str, object] = {"held": list(fitting), "opened": opened, "name": names[nxt]}
     if not opened:
         return "hint_why_keep", params
-    return "hint_why_block", params
+    return ("hint_why_block" if view.players > 2 else "hint_why_block_one"), params
 
 
 def _laying(view: SeatView, effect: Effect) -> tuple[str, dict[str, object]]:

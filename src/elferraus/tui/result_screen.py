@@ -116,7 +116,9 @@ def match_content(table: Table, lang: Lang) -> Content:
     match = table.match
     shown = range(max(0, len(match.scores) - MAX_ROUND_COLUMNS), len(match.scores))
     header_parts: list[tuple[str, str] | str] = [(_cell(tr("result_player", lang), NAME_WIDTH), "bold $text-muted")]
-    header_parts += [(_cell(tr("round_short", lang, round=n + 1), 6, right=True), "bold $text-muted") for n in shown]
+    header_parts += [
+        (_cell(tr("result_round_column", lang, round=n + 1), 9, right=True), "bold $text-muted") for n in shown
+    ]
     header_parts.append((_cell(tr("result_total", lang), 8, right=True), "bold $text-muted"))
     lines = [Content.assemble(*header_parts)]
     totals = match.totals
@@ -124,7 +126,7 @@ def match_content(table: Table, lang: Lang) -> Content:
     for seat in sorted(range(table.players), key=lambda s: (totals[s], s)):
         leads = totals[seat] == best
         parts: list[tuple[str, str] | str] = [(_cell(table.names[seat], NAME_WIDTH), "bold" if leads else "")]
-        parts += [_cell(str(match.scores[n][seat]), 6, right=True) for n in shown]
+        parts += [_cell(str(match.scores[n][seat]), 9, right=True) for n in shown]
         parts.append((_cell(str(totals[seat]), 8, right=True), "bold"))
         if leads:
             parts.append((f"  {tr('result_leads', lang)}", "$text-accent"))

@@ -76,7 +76,7 @@ class SetupScreen(Screen[None]):
     SetupScreen #heading { text-style: bold; background: $primary-muted; padding: 0 1; margin-bottom: 1; }
     SetupScreen .line { height: 1; margin-bottom: 1; }
     SetupScreen .seat { height: 1; }
-    SetupScreen Label { width: 19; padding-right: 1; }
+    SetupScreen Label { width: 21; padding-right: 2; }
     SetupScreen .seat Label { width: 9; }
     SetupScreen Select { width: 1fr; margin-right: 2; }
     SetupScreen #players { width: 8; }

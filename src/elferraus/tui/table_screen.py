@@ -23,7 +23,7 @@ from textual.worker import get_current_worker
 
 from elferraus.bots import Advice
 from elferraus.errors import IllegalMoveError
-from elferraus.i18n import explain, format_number, tr
+from elferraus.i18n import Lang, explain, format_number, tr
 from elferraus.moves import DRAW, PASS, Move
 from elferraus.tui.dialogs import HandoffScreen
 from elferraus.tui.hint_words import hint_line
@@ -40,7 +40,16 @@ WIDE = 112
 MIN_SIZE = (80, 24)
 """The smallest terminal the table fits in; below it the screen says so instead of cutting the table off."""
 PACES = (0.0, 0.2, 0.4, 0.6, 1.0, 1.5, 2.5)
+_TURN_ACTIONS = frozenset({"go", "draw", "end_turn"})
+"""The person's actions on his own turn; the footer shows them only then."""
 _TABLE_ACTIONS = frozenset({"cursor", "cursor_fitting", "go", "draw", "end_turn", "hint", "undo", "undo_refused"})
+
+
+def pile_words(count: int, lang: Lang) -> str:
+    """How many cards the pile holds, label and value apart: ``pile: 12 cards``."""
+    if count == 0:
+        return tr("pile_none", lang)
+    return tr("pile_one", lang) if count == 1 else tr("pile_count", lang, n=count)
 
 
 class TableScreen(Screen[None]):
@@ -67,7 +76,8 @@ class TableScreen(Screen[None]):
 
     DEFAULT_CSS = """
     TableScreen { align: center middle; }
-    TableScreen #body { layout: horizontal; width: 100%; max-width: 140; height: 100%; max-height: 34; }
+    TableScreen #body { layout: horizontal; width: 100%; max-width: 140; height: 100%; max-height: 26;
+        background: $surface; }
     TableScreen.narrow #body { layout: vertical; max-width: 82; max-height: 26; }
     TableScreen #main { width: 82; height: auto; }
     TableScreen.narrow #main { width: 100%; }
@@ -117,8 +127,8 @@ class TableScreen(Screen[None]):
         """
         if self.too_small and action in _TABLE_ACTIONS:
             return False
-        if action == "go":
-            return True if self.awaiting and not self.hidden else None
+        if action in _TURN_ACTIONS:
+            return self.awaiting and not self.hidden  # the footer shows what the person can do now
         if action == "skip":
             return not self.awaiting and not self.elf.table.game.is_over()
         alone = len(self.elf.table.people) == 1
@@ -338,9 +348,10 @@ class TableScreen(Screen[None]):
         self.query_one("#opponents", OpponentsView).show(lines, lang)
         self.query_one("#rows", RowsView).show(view.rows, game.rules.colors, lang, last_lay(view.moves))
         rows = self.query_one("#rows", RowsView)
-        rows.border_title = f"{tr('pile', lang)} {view.pile}"
+        rows.border_title = pile_words(view.pile, lang)
         hand = self.query_one("#hand", HandView)
-        label = f"{table.names[self.viewer]} · {len(view.hand)}: "
+        count = len(view.hand)
+        label = tr("hand_label_one" if count == 1 else "hand_label", lang, name=table.names[self.viewer], n=count)
         if self.hidden:
             hand.hide(tr("hand_hidden", lang), label)
         else:
