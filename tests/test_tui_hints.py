@@ -103,8 +103,8 @@ SCENARIOS: list[tuple[str, str, str, str, Move, str, dict[Lang, str]]] = [
         Move.lay("R13"),
         "search",
         {
-            "en": "Hint: R13 — R13 opens nothing for the others and lets you lay R14 and R15 next",
-            "de": "Tipp: R13 — R13 öffnet den anderen nichts, und danach kannst du R14 und R15 anlegen",
+            "en": "Hint: R13 — opens nothing for the others and lets you lay R14 and R15 next",
+            "de": "Tipp: R13 — öffnet den anderen nichts, und danach kannst du R14 und R15 anlegen",
         },
     ),
     (
@@ -115,8 +115,8 @@ SCENARIOS: list[tuple[str, str, str, str, Move, str, dict[Lang, str]]] = [
         Move.lay("Y11"),
         "search",
         {
-            "en": "Hint: Y11 — Y11 opens yellow for your own Y9 and Y14",
-            "de": "Tipp: Y11 — Y11 eröffnet Gelb für deine Y9 und Y14",
+            "en": "Hint: Y11 — opens yellow for your own Y9 and Y14",
+            "de": "Tipp: Y11 — eröffnet Gelb für deine Y9 und Y14",
         },
     ),
     (
@@ -127,8 +127,8 @@ SCENARIOS: list[tuple[str, str, str, str, Move, str, dict[Lang, str]]] = [
         Move.lay("R9"),
         "search",
         {
-            "en": "Hint: R9 — R9 opens R8 for the others; once that is laid, your R7 fits",
-            "de": "Tipp: R9 — R9 öffnet den anderen R8; sobald sie liegt, passt deine R7",
+            "en": "Hint: R9 — opens R8 for the others; once that is laid, your R7 fits",
+            "de": "Tipp: R9 — öffnet den anderen R8; sobald sie liegt, passt deine R7",
         },
     ),
     (
@@ -139,8 +139,8 @@ SCENARIOS: list[tuple[str, str, str, str, Move, str, dict[Lang, str]]] = [
         Move.lay("R20"),
         "search",
         {
-            "en": "Hint: R20 — R20 ends its row: it opens nothing for the others",
-            "de": "Tipp: R20 — R20 schließt ihre Reihe ab: sie öffnet den anderen nichts",
+            "en": "Hint: R20 — ends its row: it opens nothing for the others",
+            "de": "Tipp: R20 — schließt ihre Reihe ab: sie öffnet den anderen nichts",
         },
     ),
     (
@@ -151,8 +151,8 @@ SCENARIOS: list[tuple[str, str, str, str, Move, str, dict[Lang, str]]] = [
         Move.lay("R9"),
         "search",
         {
-            "en": "Hint: R9 — R9 opens R8 for the others, yet it did best when played out",
-            "de": "Tipp: R9 — R9 öffnet den anderen R8, schneidet beim Durchspielen aber am besten ab",
+            "en": "Hint: R9 — opens R8 for the others, yet it did best when played out",
+            "de": "Tipp: R9 — öffnet den anderen R8, schneidet beim Durchspielen aber am besten ab",
         },
     ),
     (
