@@ -296,6 +296,8 @@ class TableScreen(Screen[None]):
         if self._undo_requested or get_current_worker().is_cancelled:
             return
         self._play(move)
+        if not game.is_over() and game.turn != seat and len(app.table.people) > 1:
+            self.hidden = True  # pass-and-play: his cards are covered as soon as his turn ends
         self.refresh_table()
         self._set_status(made_line(before, move, game.view(seat), app.lang), made=True)
         if game.is_over() or game.turn != seat:
