@@ -11,7 +11,10 @@ export function renderResult(m, actions) {
   const round = m.room.round || (m.room.scores ? m.room.scores.length : 1);
   const penalties = result.penalties || [];
   const hands = result.hands || [];
-  const parts = [h("h2", { id: "result-head" }, t("result_title", { round }))];
+  // a single game is over; a round of a match is one of several (as the terminal game says it)
+  const single = (m.room.rounds || 1) === 1;
+  const title = single ? t("result_title_single") : t("result_title", { round });
+  const parts = [h("h2", { id: "result-head" }, title)];
   parts.push(h("p", { class: "winner-line", "data-testid": "winner" }, say(m.words, m.names, m.me)));
   const body = [];
   for (let i = 0; i < m.players; i++) {
