@@ -57,12 +57,21 @@ class ServerProcess:
     """``elferraus serve`` in a subprocess, on a free port, with its own database (its stderr in ``log``,
     by default ``DB.log``)."""
 
-    def __init__(self, db: Path, log: Path | None = None, args: Sequence[str] = (), prefix: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        db: Path,
+        log: Path | None = None,
+        args: Sequence[str] = (),
+        prefix: Sequence[str] = (),
+        entry: Sequence[str] = ("-m", "elferraus.cli.main"),
+    ) -> None:
         self.db = db
         self.args = list(args)
         """More options of ``elferraus serve``."""
         self.prefix = list(prefix)
         """A command to run it under, e.g. ``["prlimit", "--nofile=1024"]``."""
+        self.entry = list(entry)
+        """What Python runs: the command line's module, or a script that starts it (``seeded_server.py``)."""
         self.log = log or db.with_suffix(".log")
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
@@ -71,7 +80,7 @@ class ServerProcess:
     def start(self) -> None:
         """Start it (again, on the same port and database) and wait until it answers."""
         log = self.log
-        command = [*self.prefix, sys.executable, "-m", "elferraus.cli.main", "serve", "--db", str(self.db)]
+        command = [*self.prefix, sys.executable, *self.entry, "serve", "--db", str(self.db)]
         command += ["--port", str(self.port), *self.args]
         with log.open("ab") as errors:
             self.process = subprocess.Popen(

@@ -1,6 +1,7 @@
 // The pieces of the board, as the page draws them: cards (colour, letter and
-// symbol, number), the rows 1 -> 20 and the hand in at most two lines. What
-// lies where and what fits comes from the server; this only draws it.
+// symbol, number; the symbols as inline SVG), the rows 1 -> 20 and the hand
+// in at most two lines. What lies where and what fits comes from the server;
+// this only draws it. How they look is app.css's ("cards" and "the rows").
 
 import { h } from "./dom.js";
 import { t, colorName } from "./i18n.js";
@@ -35,12 +36,36 @@ export function cardLabel(card, fitsNow = false) {
   return t(fitsNow ? "web_card_fits" : "web_card", { color: colorName(c.color), number: c.number });
 }
 
-/** A card: its colour, letter and symbol, and its number. */
+const SVG = "http://www.w3.org/2000/svg";
+// Each colour's symbol drawn on a 10 x 10 grid, the same on every system (a font may lack one, or draw it as an emoji).
+const SHAPES = {
+  R: ["circle", { cx: 5, cy: 5, r: 4.3 }],
+  Y: ["path", { d: "M5 .6 9.6 9.2H.4Z" }],
+  G: ["rect", { x: 1, y: 1, width: 8, height: 8 }],
+  B: ["path", { d: "M5 .2 9.8 5 5 9.8.2 5Z" }],
+};
+
+/** The symbol of colour `letter` (● ▲ ■ ◆) as a small inline SVG in the current text colour. */
+export function pip(letter, extra = "") {
+  const [tag, attrs] = SHAPES[letter];
+  const svg = document.createElementNS(SVG, "svg");
+  svg.setAttribute("class", `pip ${extra}`.trim());
+  svg.setAttribute("viewBox", "0 0 10 10");
+  svg.setAttribute("aria-hidden", "true");
+  svg.setAttribute("focusable", "false");
+  const shape = document.createElementNS(SVG, tag);
+  for (const [key, value] of Object.entries(attrs)) shape.setAttribute(key, String(value));
+  svg.append(shape);
+  return svg;
+}
+
+/** A card's face: its letter and symbol in the corner, its number, and the symbol under it. */
 export function cardFace(card) {
   const c = parseCard(card);
   return [
-    h("span", { class: "corner", "aria-hidden": "true" }, `${c.color}${SYMBOLS[c.color]}`),
+    h("span", { class: "corner", "aria-hidden": "true" }, c.color, pip(c.color)),
     h("span", { class: "num", "aria-hidden": "true" }, String(c.number)),
+    pip(c.color, "big"),
   ];
 }
 
@@ -48,7 +73,7 @@ export function cardFace(card) {
 export function miniCard(card, extra = "") {
   const c = parseCard(card);
   return h("span", { class: `mini c-${c.color} ${extra}`, role: "img", "aria-label": cardLabel(card) },
-    h("span", { "aria-hidden": "true" }, `${SYMBOLS[c.color]}${c.color}${c.number}`));
+    pip(c.color), h("span", { "aria-hidden": "true" }, `${c.color}${c.number}`));
 }
 
 /** Small cards, sorted; those in the set `fitting` marked. */
@@ -70,7 +95,8 @@ function rowLabel(letter, row, slots) {
 /**
  * The rows 1 -> 20, every 11 in one column. `rows`: {R: [low, high]} of the
  * open rows; `slots`: {R: [7, 14]}, where a card fits next (marked +7);
- * `last`: the card laid last (framed).
+ * `last`: the card laid last (framed). Each laid card is a small card (its
+ * number and symbol), each slot the outline of the card that fits there.
  */
 export function renderBoard(rows, slots, colors, last) {
   const board = h("div", { class: "board", "data-testid": "board" });
@@ -80,18 +106,20 @@ export function renderBoard(rows, slots, colors, last) {
     const el = h("div", {
       class: `row c-${letter}${row ? "" : " closed"}`, "data-testid": `row-${letter}`, role: "img",
       "aria-label": rowLabel(letter, row, free), "data-low": row ? row[0] : null, "data-high": row ? row[1] : null,
-    }, h("span", { class: "row-label", "aria-hidden": "true" }, `${letter} ${SYMBOLS[letter]}`));
+    }, h("span", { class: "row-label", "aria-hidden": "true" }, h("span", { class: "letter" }, letter), pip(letter)));
     for (let n = 1; n <= NUMBERS; n++) {
       const id = `${letter}${n}`;
       const eleven = n === ELEVEN ? " eleven" : "";
-      const cell = (kind, text, extra = {}) => el.append(h("span", { class: `cell ${kind}${eleven}`, "aria-hidden": "true", ...extra }, text));
+      const cell = (kind, children, extra = {}) => el.append(h("span", { class: `cell ${kind}${eleven}`, "aria-hidden": "true", ...extra }, children));
       if (!row && n > ELEVEN) {
         if (n === ELEVEN + 1) el.append(h("span", { class: "cell not-open", "aria-hidden": "true" }, t("not_open")));
         continue;
       }
-      if (row && n >= row[0] && n <= row[1]) cell(`laid${last === id ? " last" : ""}`, String(n), { "data-cell": id });
-      else if (free.includes(n)) cell("slot", `+${n}`, { "data-cell": id });
-      else cell("empty", "·");
+      if (row && n >= row[0] && n <= row[1]) {
+        cell(`laid${last === id ? " last" : ""}`, [h("span", { class: "n" }, String(n)), pip(letter)], { "data-cell": id });
+      } else if (free.includes(n)) {
+        cell("slot", [h("span", { class: "plus" }, "+"), h("span", { class: "n" }, String(n))], { "data-cell": id });
+      } else cell("empty", "");
     }
     board.append(el);
   }

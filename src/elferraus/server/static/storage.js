@@ -73,3 +73,14 @@ export function cachedMessages(code) {
 export function cacheMessages(code, data) {
   store(CACHE_KEY + code, JSON.stringify(data));
 }
+
+const SOUND_KEY = "elferraus-sound";
+
+/** Whether the reader turned the table's sound on (it is off until he does). */
+export function soundWanted() {
+  return recall(SOUND_KEY) === "on";
+}
+
+export function saveSoundWanted(on) {
+  store(SOUND_KEY, on ? "on" : null);
+}

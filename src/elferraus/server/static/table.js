@@ -8,6 +8,7 @@ import { t, has, say, levelWord } from "./i18n.js";
 import { isOver } from "./state.js";
 import { isCard, cardFace, cardLabel, renderBoard, handLines, cardWidth, centerEleven } from "./board.js";
 import { prepareFlight, fly, flipDrawn, revealLast } from "./motion.js";
+import { soundSwitch, labelSoundSwitch, playFor } from "./sound.js";
 
 /** The status line: on the reader's turn what he may do now, else whose turn it is or who won. */
 export function statusText(m) {
@@ -63,7 +64,9 @@ export class TableScreen {
   build() {
     this.els = {
       seats: h("ul", { class: "seats", "data-testid": "opponents" }),
-      boardHead: h("div", { class: "board-head" }),
+      boardTitle: h("h2", { id: "board-head" }),
+      pile: h("span", { class: "pile", "data-testid": "pile" }),
+      sound: soundSwitch(),
       boardWrap: h("div", { class: "board-wrap" }),
       status: h("p", { class: "status", "data-testid": "status", role: "status", "aria-live": "polite" }),
       madeFor: h("p", { class: "made-for", "data-testid": "made-for", "aria-live": "polite", hidden: true }),
@@ -84,7 +87,8 @@ export class TableScreen {
     fill(this.root,
       h("div", { class: "play" },
         e.seats,
-        h("section", { class: "table-area", "aria-labelledby": "board-head" }, e.boardHead, e.boardWrap),
+        h("section", { class: "table-area", "aria-labelledby": "board-head" },
+          h("div", { class: "board-head" }, e.boardTitle, e.pile, e.sound), e.boardWrap),
         h("div", { class: "status-area" }, e.status, e.madeFor, e.error, e.lastMove),
         e.result, this.handArea, this.actionsBar, e.keys),
       h("aside", { class: "log-area" }, e.logHead, e.log));
@@ -124,6 +128,7 @@ export class TableScreen {
     this.restoreFocus(focused, previous);
     if (flight) fly(flight, this.els.boardWrap);
     flipDrawn(previous, model, this.els.hand);
+    playFor(previous, model);
   }
 
   render() {
@@ -151,8 +156,10 @@ export class TableScreen {
     // the table
     const parts = [`${t("pile")}: ${m.pile ?? 0}`];
     if (m.rules.key && has(m.rules.key)) parts.push(t(m.rules.key).split(":")[0]);
-    fill(e.boardHead, h("h2", { id: "board-head" }, t("web_table")),
-      h("span", { class: "pile", "data-testid": "pile", "data-count": m.pile ?? 0 }, parts.join(" · ")));
+    e.boardTitle.textContent = t("web_table");
+    e.pile.textContent = parts.join(" · ");
+    e.pile.dataset.count = String(m.pile ?? 0);
+    labelSoundSwitch(e.sound, t("web_sound"));
     fill(e.boardWrap, renderBoard(m.rows, m.slots, m.rules.colors, m.lastLay && m.lastLay.card));
     // the status, and what was done for the reader
     e.status.textContent = statusText(m);
