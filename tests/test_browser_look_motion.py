@@ -1,0 +1,242 @@
+"""Motion and sound on the table, in a real browser against a real server.
+
+- A card laid from the reader's hand slides from the hand to its place in about 200 ms, and lands
+  there; with "reduced motion" nothing slides and the card is simply in its row.
+- The sound is off at first: no audio is even made until the reader turns the switch on. The switch
+  is a checkbox with a label in the page's language; it is remembered (localStorage) across a reload.
+  Turned on, a lay sounds a tap (a tone and a click), a draw a brush (noise alone). The page's audio
+  is watched through an ``AudioContext`` that counts what is started (an init script; the page's own
+  code is unchanged).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, expect
+
+import test_browser
+from test_browser import DESKTOP_EN, PHONE_DE, Device, Problems, Server, probe, until_choice, wait_until
+
+server = test_browser.server
+browser = test_browser.browser
+contexts = test_browser.contexts
+problems = test_browser.problems
+
+# Every slide of a card: where it starts, where its animation ends, and where its place in the row is.
+WATCH_FLIGHTS = """() => {
+  window.flights = [];
+  new MutationObserver((changes) => {
+    for (const change of changes) for (const node of change.addedNodes) {
+      if (!(node instanceof HTMLElement) || !node.classList.contains('flying')) continue;
+      const animation = node.getAnimations()[0];
+      const frames = animation.effect.getKeyframes();
+      const start = node.getBoundingClientRect();
+      const card = node.querySelector('.corner').textContent + node.querySelector('.num').textContent;
+      const cell = document.querySelector(`[data-cell="${card}"]`).getBoundingClientRect();
+      const end = /translate\\(([-\\d.]+)px, *([-\\d.]+)px\\)/.exec(frames[frames.length - 1].transform);
+      window.flights.push({
+        card, duration: animation.effect.getTiming().duration,
+        from: [start.left + start.width / 2, start.top + start.height / 2],
+        to: [start.left + start.width / 2 + Number(end[1]), start.top + start.height / 2 + Number(end[2])],
+        cell: [cell.left + cell.width / 2, cell.top + cell.height / 2],
+      });
+    }
+  }).observe(document.body, { childList: true });
+}"""
+
+# Counts what the page's audio starts: "tone" (an oscillator), "noise" (a buffer of noise).
+COUNT_SOUNDS = """
+window.sounds = [];
+window.audioContexts = 0;
+const Real = window.AudioContext;
+window.AudioContext = class extends Real {
+  constructor(...args) { super(...args); window.audioContexts += 1; }
+  createOscillator() { return counted(super.createOscillator(), 'tone'); }
+  createBufferSource() { return counted(super.createBufferSource(), 'noise'); }
+};
+function counted(node, kind) {
+  const start = node.start.bind(node);
+  node.start = (...args) => { window.sounds.push(kind); return start(...args); };
+  return node;
+}
+"""
+
+
+def open_table(
+    browser: Browser,
+    contexts: list[BrowserContext],
+    problems: Problems,
+    server: Server,
+    device: Device,
+    *,
+    reduced: bool = False,
+    sounds: bool = False,
+) -> Page:
+    """A page at the table of a new room (the reader and an easy computer), started, on the reader's choice."""
+    context = browser.new_context(
+        viewport={"width": device.width, "height": device.height},
+        locale="de-DE" if device.lang == "de" else "en-US",
+        is_mobile=device.mobile,
+        has_touch=device.mobile,
+        reduced_motion="reduce" if reduced else "no-preference",
+    )
+    context.set_default_timeout(20_000)
+    contexts.append(context)
+    if sounds:
+        context.add_init_script(COUNT_SOUNDS)
+    page = context.new_page()
+    problems.watch(page, device.name, allow=re.compile(r"WebSocket|ERR_CONNECTION_REFUSED"))
+    room = server.room_with_computer(pace=0.3)
+    page.goto(server.base + room["link"] + "&s=0")
+    page.get_by_test_id("start").click()
+    until_choice(page)
+    return page
+
+
+def lay_one(page: Page) -> str:
+    """Lay a card that fits (drawing until one does); returns it once it lies in its row."""
+    deadline = time.monotonic() + 30
+    while True:
+        assert time.monotonic() < deadline, "no card to lay"
+        until_choice(page)
+        now = probe(page)
+        if now["fit"]:
+            card = str(now["fit"]).removeprefix("card-")
+            page.get_by_test_id(now["fit"]).click()
+            expect(page.locator(f'.cell.laid[data-cell="{card}"]')).to_have_count(1)
+            return card
+        log = now["log"]
+        page.get_by_test_id("draw" if now["draw"] else "end-turn").click()
+        wait_until(page, f"document.querySelectorAll('[data-testid=\"log\"] li').length > {log}")
+
+
+# -- the slide ------------------------------------------------------------------------------------
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("device", [PHONE_DE, DESKTOP_EN], ids=lambda d: d.name)
+def test_a_laid_card_slides_from_the_hand_to_its_place_in_200_ms(
+    server: Server, browser: Browser, contexts: list[BrowserContext], problems: Problems, device: Device
+) -> None:
+    page = open_table(browser, contexts, problems, server, device)
+    page.evaluate(WATCH_FLIGHTS)
+    hand_box = page.get_by_test_id("hand").bounding_box()
+    assert hand_box is not None
+    card = lay_one(page)
+    flights: list[dict[str, Any]] = page.evaluate("window.flights")
+    mine = [flight for flight in flights if flight["card"] == card]
+    assert len(mine) == 1, flights
+    flight = mine[0]
+    assert flight["duration"] == 200, flight
+    x, y = flight["from"]
+    assert hand_box["x"] <= x <= hand_box["x"] + hand_box["width"], f"it starts outside the hand: {flight}"
+    assert hand_box["y"] - 20 <= y <= hand_box["y"] + hand_box["height"], f"it starts outside the hand: {flight}"
+    assert abs(flight["to"][0] - flight["cell"][0]) < 1.5, flight
+    assert abs(flight["to"][1] - flight["cell"][1]) < 1.5, flight
+    expect(page.locator(".card.flying")).to_have_count(0)  # and it is gone once it has landed
+
+
+@pytest.mark.timeout(120)
+def test_with_reduced_motion_nothing_slides(
+    server: Server, browser: Browser, contexts: list[BrowserContext], problems: Problems
+) -> None:
+    page = open_table(browser, contexts, problems, server, PHONE_DE, reduced=True)
+    page.evaluate(WATCH_FLIGHTS)
+    lay_one(page)
+    lay_one(page)
+    assert page.evaluate("window.flights") == []
+
+
+# -- the sound ------------------------------------------------------------------------------------
+
+# (the page's state before, after, and what is heard); the models hold the fields sound.js reads.
+HEARD = [
+    ("a lay", {"log": 3, "pile": 20, "lay": "R12"}, {"log": 4, "pile": 20, "lay": "R13"}, "lay"),
+    ("a draw", {"log": 3, "pile": 20, "lay": "R12"}, {"log": 4, "pile": 19, "lay": "R12"}, "draw"),
+    ("the end of a turn", {"log": 3, "pile": 20, "lay": "R12"}, {"log": 4, "pile": 20, "lay": "R12"}, None),
+    ("the first lay", {"log": 0, "pile": 20, "lay": None}, {"log": 1, "pile": 20, "lay": "R11"}, "lay"),
+    ("a whole game caught up", {"log": 0, "pile": 20, "lay": None}, {"log": 9, "pile": 15, "lay": "R11"}, None),
+    ("another game", {"log": 3, "pile": 20, "lay": "R12", "game": 1}, {"log": 4, "pile": 19, "lay": None}, None),
+    ("nothing new", {"log": 4, "pile": 19, "lay": "R12"}, {"log": 4, "pile": 19, "lay": "R12"}, None),
+]
+
+
+def model(fields: dict[str, Any]) -> dict[str, Any]:
+    lay = fields["lay"]
+    return {
+        "hasGame": True,
+        "gameId": fields.get("game", 2),
+        "log": [{}] * fields["log"],
+        "pile": fields["pile"],
+        "lastLay": None if lay is None else {"seat": 1, "card": lay},
+    }
+
+
+def test_what_is_heard_for_each_change(
+    server: Server, browser: Browser, contexts: list[BrowserContext], problems: Problems
+) -> None:
+    context = browser.new_context()
+    contexts.append(context)
+    page = context.new_page()
+    problems.watch(page, "sound")
+    page.goto(server.base + "/rules")
+    expect(page.get_by_test_id("rules-page")).to_be_visible()
+    cases = [[model(before), model(after)] for _name, before, after, _heard in HEARD]
+    heard = page.evaluate(
+        "async (cases) => { const { soundFor } = await import('/static/sound.js');"
+        " return cases.map(([before, after]) => soundFor(before, after)); }",
+        cases,
+    )
+    assert dict(zip([case[0] for case in HEARD], heard, strict=True)) == {case[0]: case[3] for case in HEARD}
+
+
+@pytest.mark.timeout(150)
+@pytest.mark.parametrize(("device", "label"), [(DESKTOP_EN, "Sound"), (PHONE_DE, "Ton")], ids=["en", "de"])
+def test_the_sound_is_off_until_switched_on_and_then_remembered(
+    server: Server, browser: Browser, contexts: list[BrowserContext], problems: Problems, device: Device, label: str
+) -> None:
+    page = open_table(browser, contexts, problems, server, device, sounds=True)
+    switch = page.get_by_role("checkbox", name=label)
+    expect(switch).to_be_visible()
+    expect(switch).not_to_be_checked()
+    lay_one(page)
+    assert page.evaluate("[window.audioContexts, window.sounds]") == [0, []], "sound before it was turned on"
+
+    switch.check()
+    assert page.evaluate("localStorage.getItem('elferraus-sound')") == "on"
+    wait_until(page, "window.audioContexts === 1")
+    heard = page.evaluate("window.sounds.length")
+    lay_one(page)
+    wait_until(page, f"window.sounds.length > {heard}")
+    assert page.evaluate(f"window.sounds[{heard}]") == "tone", "a lay taps: a tone first"
+
+    # a draw brushes: noise, no tone (the first sound after the click is the draw's)
+    deadline = time.monotonic() + 60
+    while True:
+        assert time.monotonic() < deadline, "never a draw to make"
+        until_choice(page)
+        now = probe(page)
+        if now["draw"]:
+            break
+        if now["fit"]:
+            lay_one(page)
+        else:
+            page.get_by_test_id("end-turn").click()
+    heard = page.evaluate("window.sounds.length")
+    page.get_by_test_id("draw").click()
+    wait_until(page, f"window.sounds.length > {heard}")
+    assert page.evaluate(f"window.sounds[{heard}]") == "noise", page.evaluate("window.sounds")
+
+    page.reload()
+    switch = page.get_by_role("checkbox", name=label)
+    expect(switch).to_be_checked()
+    switch.uncheck()
+    assert page.evaluate("localStorage.getItem('elferraus-sound')") is None
+    page.reload()
+    expect(page.get_by_role("checkbox", name=label)).not_to_be_checked()
+    assert json.loads(page.evaluate("JSON.stringify(window.sounds)")) == []
