@@ -98,21 +98,31 @@ def open_table(
     return page
 
 
-def lay_one(page: Page) -> str:
-    """Lay a card that fits (drawing until one does); returns it once it lies in its row."""
+def reach_a_fit(page: Page) -> str:
+    """Play on (drawing, or ending the turn) until the reader may lay a card; returns that card."""
     deadline = time.monotonic() + 30
     while True:
         assert time.monotonic() < deadline, "no card to lay"
         until_choice(page)
         now = probe(page)
         if now["fit"]:
-            card = str(now["fit"]).removeprefix("card-")
-            page.get_by_test_id(now["fit"]).click()
-            expect(page.locator(f'.cell.laid[data-cell="{card}"]')).to_have_count(1)
-            return card
+            return str(now["fit"]).removeprefix("card-")
         log = now["log"]
         page.get_by_test_id("draw" if now["draw"] else "end-turn").click()
         wait_until(page, f"document.querySelectorAll('[data-testid=\"log\"] li').length > {log}")
+
+
+def lay(page: Page, card: str) -> None:
+    """Lay ``card``; returns once it lies in its row."""
+    page.get_by_test_id(f"card-{card}").click()
+    expect(page.locator(f'.cell.laid[data-cell="{card}"]')).to_have_count(1)
+
+
+def lay_one(page: Page) -> str:
+    """Lay a card that fits (drawing until one does); returns it once it lies in its row."""
+    card = reach_a_fit(page)
+    lay(page, card)
+    return card
 
 
 # -- the slide ------------------------------------------------------------------------------------
@@ -210,8 +220,9 @@ def test_the_sound_is_off_until_switched_on_and_then_remembered(
     switch.check()
     assert page.evaluate("localStorage.getItem('elferraus-sound')") == "on"
     wait_until(page, "window.audioContexts === 1")
+    card = reach_a_fit(page)
     heard = page.evaluate("window.sounds.length")
-    lay_one(page)
+    lay(page, card)
     wait_until(page, f"window.sounds.length > {heard}")
     assert page.evaluate(f"window.sounds[{heard}]") == "tone", "a lay taps: a tone first"
 

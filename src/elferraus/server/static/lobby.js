@@ -5,7 +5,7 @@ import { h, fill } from "./dom.js";
 import { t, lang, levelWord } from "./i18n.js";
 import { api } from "./api.js";
 import { remember, knownRooms } from "./storage.js";
-import { SYMBOLS } from "./board.js";
+import { cardFace } from "./board.js";
 import { loadPresets } from "./presets.js";
 
 const LEVELS = ["easy", "medium", "hard", "expert"];
@@ -88,8 +88,8 @@ export class Lobby {
     fill(this.root,
       h("div", { class: "lobby" },
         h("section", { class: "intro" }, h("h1", {}, t("app_title")), h("p", {}, t("web_tagline")),
-          h("p", { class: "symbols", "aria-hidden": "true" }, ["R", "Y", "G", "B"].map((c) =>
-            h("span", { class: `mini c-${c}` }, `${SYMBOLS[c]}${c}11`)))),
+          h("p", { class: "symbols fan", "aria-hidden": "true" }, ["R", "Y", "G", "B"].map((c) =>
+            h("span", { class: `card c-${c} fits` }, cardFace(`${c}11`))))),
         form, join,
         rooms.length ? h("section", { class: "card-panel rooms" }, h("h2", {}, t("web_your_rooms")),
           h("ul", {}, rooms.map((code) => h("li", {}, h("a", { href: `/r/${code}`, "data-testid": `room-${code}` }, code))))) : null));
