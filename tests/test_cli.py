@@ -332,10 +332,16 @@ def test_replay_says_where_an_unfinished_game_stops(
         (" y7 ", Move.parse("Y7")),
         ("d", DRAW),
         ("ziehen", DRAW),
+        ("z", DRAW),
+        ("e", PASS),
+        ("b", PASS),
         ("p", PASS),
         ("beenden", PASS),
         ("?", "help"),
         ("h", "hint"),
+        ("m", "moves"),
+        ("u", "undo"),
+        ("s", "save"),
         ("q", "quit"),
     ],
 )
@@ -377,7 +383,7 @@ def test_prompt_plays_a_whole_game_and_explains_mistakes(capsys: pytest.CaptureF
     assert "'nonsense' is not a move" in out
     assert "'B99' is not a move" in out
     assert "lay a card or draw before you end your turn" in out or "you hold" in out
-    assert "Your hand:" in out
+    assert "\nYou · " in out  # the hand, labelled as the full game labels it
 
 
 def test_play_command_quits_cleanly_on_end_of_input(

@@ -736,6 +736,8 @@ def test_save_quit_and_resume_at_the_same_position(tmp_path: Path) -> None:
         saved["moves"] = app.table.game.record_moves()
         await pilot.press("s")
         await pilot.pause()
+        await pilot.press("enter")  # the save dialog offers the game's own file
+        await pilot.pause()
         assert path.exists()
         assert [n.message for n in app._notifications][-1].endswith(str(path))
         await pilot.press("q")
@@ -762,7 +764,7 @@ def test_save_quit_and_resume_at_the_same_position(tmp_path: Path) -> None:
         count = table.game.move_count
         await act(pilot, resumed)
         assert table.game.move_count > count
-        await pilot.press("s")  # saving again replaces the file
+        await pilot.press("s", "enter")  # saving again replaces the game's own file without asking
         await pilot.pause()
 
     run(resumed, second)
@@ -780,6 +782,8 @@ def test_save_and_quit_button(tmp_path: Path) -> None:
         await pilot.press("q")
         await pilot.pause()
         await pilot.click("#save")
+        await pilot.pause()
+        await pilot.press("enter")  # the save dialog offers the game's own file
 
     run(app, script)
     assert not app.is_running

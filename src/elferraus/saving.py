@@ -2,17 +2,25 @@
 
 A save file is written whole each time (the finished rounds, then the game
 under way), so it always holds one consistent match, and it is what
-``elferraus play --resume`` reads back.
+``elferraus play --resume`` reads back. Unless the player names another
+place, games are saved in the user's data folder (:func:`default_save_folder`),
+never into whatever folder the game was started from.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import os
+import stat
 import tempfile
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+import platformdirs
 
 from elferraus.bots import BOTS
 from elferraus.errors import RecordError
@@ -55,12 +63,118 @@ def write_save_file(path: str | Path, records: Sequence[Mapping[str, Any]]) -> N
     path = Path(path)
     text = "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records)
     directory = path.parent if str(path.parent) else Path()
-    with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=directory, delete=False) as handle:
-        handle.write(text)
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(handle.name, 0o666 & ~umask)  # a save file like any other, not the temporary file's 0600
-    os.replace(handle.name, path)
+    written: str | None = None
+    try:
+        with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=directory, delete=False) as handle:
+            written = handle.name
+            handle.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(written, 0o666 & ~umask)  # a save file like any other, not the temporary file's 0600
+        os.replace(written, path)
+    except BaseException:
+        if written is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(written)  # a full disk leaves no half-written temporary file behind
+        raise
+
+
+# -- where a game is saved ---------------------------------------------------------------------------------------
+
+SAVE_NAME = "elferraus-%Y%m%d-%H%M%S.jsonl"
+"""The name of a new save file (a ``time.strftime`` pattern): the moment it was saved."""
+
+
+def default_save_folder() -> Path:
+    """The folder games are saved in unless the player names another: ``games`` in the user's data folder.
+
+    ``$XDG_DATA_HOME/elferraus/games`` (by default ``~/.local/share/elferraus/games``)
+    on Linux, ``~/Library/Application Support/elferraus/games`` on macOS,
+    ``%LOCALAPPDATA%\\elferraus\\games`` on Windows. It is not created here.
+    """
+    return platformdirs.user_data_path("elferraus", appauthor=False) / "games"
+
+
+def default_save_path(moment: float | None = None) -> Path:
+    """A new file in :func:`default_save_folder`, named after ``moment`` (default: now)."""
+    return default_save_folder() / time.strftime(SAVE_NAME, time.localtime(moment))
+
+
+def save_destination(answer: str, default: Path) -> Path:
+    """The file an answer to "save where?" names, as an absolute path.
+
+    An empty answer is ``default``; ``~`` is the home folder; a relative path
+    starts in the current folder; a folder (one that exists, or an answer
+    ending in ``/``) gets a file named like ``default`` inside it.
+
+    >>> str(save_destination("", Path("/games/a.jsonl")))
+    '/games/a.jsonl'
+    >>> str(save_destination("/tmp/", Path("/games/a.jsonl")))
+    '/tmp/a.jsonl'
+    """
+    text = answer.strip()
+    if not text:
+        return default.expanduser().absolute()
+    path = Path(text).expanduser().absolute()
+    if text.endswith(("/", os.sep)) or path.is_dir():
+        path = path / default.name
+    return path
+
+
+def save_game_file(path: Path, records: Sequence[Mapping[str, Any]], *, replace: bool = False) -> None:
+    """Write a save file at ``path``, making its folder if needed.
+
+    Args:
+        replace: the player agreed to replace the file if it exists; without
+            it an existing file is left alone and :class:`FileExistsError` raised.
+
+    Raises:
+        FileExistsError: ``path`` exists and ``replace`` is False.
+        OSError: the file cannot be written there (:func:`save_problem` words why);
+            something that is not a plain file (a folder, a device) is never replaced.
+    """
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        pass
+    except NotADirectoryError:
+        raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(path)) from None
+    else:
+        if not stat.S_ISREG(mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+        if not replace:
+            raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), str(path))
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:  # the folder to make is a file already
+        raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(path.parent)) from None
+    write_save_file(path, records)
+
+
+def save_problem(path: Path, error: OSError) -> tuple[str, dict[str, str]]:
+    """Why ``path`` could not be written, as a message key of the catalogue and its parameters."""
+    code = error.errno
+    if isinstance(error, FileExistsError):
+        return "save_exists", {"path": str(path)}
+    if isinstance(error, IsADirectoryError) or code == errno.EISDIR:
+        return "save_not_a_file", {"path": str(path)}
+    if isinstance(error, NotADirectoryError) or code == errno.ENOTDIR:
+        return "save_not_a_folder", {"path": str(path), "part": str(_file_in_the_way(path))}
+    if isinstance(error, PermissionError):
+        return "save_not_allowed", {"path": str(path)}
+    if code == errno.EROFS:
+        return "save_read_only", {"path": str(path)}
+    if code in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
+        return "save_disk_full", {"path": str(path)}
+    return "save_failed", {"path": str(path), "error": error.strerror or str(error)}
+
+
+def _file_in_the_way(path: Path) -> Path:
+    """The first folder of ``path`` that is a file instead (the cause of "not a directory")."""
+    for parent in reversed(path.parents):
+        if parent.exists() and not parent.is_dir():
+            return parent
+    return path.parent
 
 
 def setup_of_record(data: object) -> tuple[TableSetup, Match, Game]:

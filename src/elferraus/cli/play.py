@@ -1,4 +1,12 @@
-"""``elferraus play``: a game against computer players at a plain prompt."""
+"""``elferraus play --plain``: the terminal game at a plain prompt, one typed line per action.
+
+It is the full-screen game (``elferraus.tui``) told in lines: the same table
+(title, the other players, pile, rows, status line, hand), the same keys with
+the same words as the full game's footer and help (``d``/``z`` draw,
+``e``/``b`` end the turn, ``h`` the expert's hint, ``u`` undo, ``s`` save,
+``?`` help, ``q`` quit), and the same hint, notes and result. A card is laid
+by typing it (``R12``); ``m`` lists the moves allowed now.
+"""
 
 from __future__ import annotations
 
@@ -7,50 +15,214 @@ import random
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
+from typing import Literal
 
 from rich.console import Console
 
 from elferraus.errors import IllegalMoveError, NotationError, RecordError
 from elferraus.i18n import Lang, detect_language, explain, tr
 from elferraus.moves import DRAW, PASS, Move
-from elferraus.saving import read_save_file, write_save_file
+from elferraus.saving import (
+    default_save_path,
+    read_save_file,
+    save_destination,
+    save_game_file,
+    save_problem,
+    write_save_file,
+)
 from elferraus.seating import PERSON, computer_levels, seat_name
 from elferraus.session import Seat, Table, TableSetup
-from elferraus.view import SeatView
-from elferraus.words import describe_move, forced_line, hand_text, row_lines, status_line
+from elferraus.words import (
+    describe_turn,
+    forced_line,
+    hand_text,
+    hint_line,
+    is_opening,
+    last_turns,
+    log_line,
+    row_lines,
+    status_line,
+    undo_note,
+)
 
 HUMAN = 0
-DRAW_WORDS = {"d", "draw", "z", "ziehen"}
-PASS_WORDS = {"p", "pass", "b", "beenden", "e", "end"}
-HELP_WORDS = {"?", "help", "hilfe"}
-HINT_WORDS = {"h", "moves", "züge"}
-QUIT_WORDS = {"q", "quit", "exit", "ende"}
+Command = Literal["help", "hint", "moves", "undo", "save", "quit"]
+
+DRAW_WORDS = {"d", "z", "draw", "ziehen"}
+PASS_WORDS = {"e", "b", "p", "end", "pass", "beenden"}
+"""The full game's keys for ending the turn (``e``, ``b`` and the unlisted ``p``), and the words for it."""
+COMMAND_WORDS: dict[str, Command] = {
+    "?": "help",
+    "help": "help",
+    "hilfe": "help",
+    "h": "hint",
+    "hint": "hint",
+    "tipp": "hint",
+    "m": "moves",
+    "moves": "moves",
+    "züge": "moves",
+    "u": "undo",
+    "undo": "undo",
+    "zurück": "undo",
+    "s": "save",
+    "save": "save",
+    "speichern": "save",
+    "q": "quit",
+    "quit": "quit",
+    "exit": "quit",
+}
+YES = {"y", "yes", "j", "ja"}
+MAX_ROUND_COLUMNS = 5
+"""The result shows the points of this many most recent rounds, then the totals (as the full game's does)."""
+CANCEL = "-"
+"""The answer that saves nothing when asked where to save."""
 
 
 class PlayerQuitError(Exception):
     """The player asked to stop."""
 
 
-def parse_input(text: str) -> Move | str:
-    """A move from what the player typed, or a command word (help, hint, quit)."""
+def parse_input(text: str) -> Move | Command:
+    """A move from what the player typed, or a command (help, hint, moves, undo, save, quit).
+
+    Raises:
+        NotationError: it is neither.
+    """
     word = text.strip().lower()
     if word in DRAW_WORDS:
         return DRAW
     if word in PASS_WORDS:
         return PASS
-    if word in HELP_WORDS:
-        return "help"
-    if word in HINT_WORDS:
-        return "hint"
-    if word in QUIT_WORDS:
-        return "quit"
+    if word in COMMAND_WORDS:
+        return COMMAND_WORDS[word]
     return Move.parse(word)
 
 
-class PromptGame:
-    """One person (seat 0) against computers at a :class:`~elferraus.session.Table`, one line of input per action.
+def key(letter: str, lang: Lang) -> str:
+    """The key the full game shows for drawing (``d``) and ending the turn (``e``): ``z`` and ``b`` in German."""
+    german = {"d": "z", "e": "b"}
+    return german.get(letter, letter) if lang == "de" else letter
 
-    The table makes every move; the prompt only asks and tells.
+
+def keys_line(lang: Lang) -> str:
+    """The keys of a turn with the full game's footer words: ``R12 lay · d draw · e end turn · ...``."""
+    pairs = [
+        ("R12", "key_lay"),
+        (key("d", lang), "key_draw"),
+        (key("e", lang), "key_end"),
+        ("h", "key_hint"),
+        ("u", "key_undo"),
+        ("?", "key_help"),
+        ("q", "key_quit"),
+    ]
+    return " · ".join(f"{letter} {tr(word, lang)}" for letter, word in pairs)
+
+
+def move_word(move: Move, lang: Lang) -> str:
+    """A move as the player reads it: a card, ``draw`` or ``end turn``."""
+    if move is DRAW:
+        return tr("move_draw", lang)
+    if move is PASS:
+        return tr("move_pass", lang)
+    return str(move)
+
+
+def title_line(table: Table, lang: Lang) -> str:
+    """The full game's title: ``Elfer raus! · Round 2 of 3 · Classic``."""
+    number = len(table.match.scores) + 1
+    parts = [tr("app_title", lang)]
+    if table.setup.target is not None:
+        parts.append(tr("round_to", lang, round=number, target=table.setup.target))
+    elif table.setup.rounds > 1:
+        parts.append(tr("round_of", lang, round=number, rounds=table.setup.rounds))
+    parts.append(tr(f"rules_{table.setup.rules}", lang).split(":")[0])
+    return " · ".join(parts)
+
+
+def opponent_lines(table: Table, lang: Lang, viewer: int = HUMAN) -> list[str]:
+    """The other players in turn order, as the full game lists them: name (level) · cards · last turn."""
+    game = table.game
+    view = game.view(viewer)
+    turns = last_turns(view.moves, game.players)
+    lines = []
+    for step in range(1, game.players):
+        seat = (viewer + step) % game.players
+        count = view.hand_counts[seat]
+        level = table.setup.seats[seat].level
+        text = table.names[seat]
+        if level is not None:
+            text += f" ({tr('level_' + level, lang)})"
+        text += f" · {count} {tr('card' if count == 1 else 'cards', lang)}"
+        last = describe_turn(turns[seat], opening=is_opening(view.moves, seat), lang=lang)
+        if last:
+            text += f" · {last}"
+        marker = "▶ " if seat == game.turn and not game.is_over() else "  "
+        lines.append(marker + text)
+    return lines
+
+
+def hand_line(table: Table, lang: Lang, *, fitting: bool, markup: bool = False) -> str:
+    """The person's hand as the full game shows it: ``You · 15: R4 R10* │ Y7 ...``.
+
+    With ``fitting`` (his turn, a choice to make) the cards that fit now are marked ``*``.
+    """
+    view = table.game.view(HUMAN)
+    fits = [move.card for move in view.legal if move.card is not None] if fitting else []
+    cards = hand_text(view.hand, fits, markup=markup, separator=" │ ")
+    return f"{table.names[HUMAN]} · {len(view.hand)}: {cards}"
+
+
+def result_lines(table: Table, lang: Lang) -> list[str]:
+    """The end of a round as the full game's result screen shows it: title, winner, points and cards left."""
+    game, match = table.game, table.match
+    winner = game.winner
+    assert winner is not None
+    single = table.setup.rounds == 1 and table.setup.target is None
+    title = tr("result_title_single", lang) if single else tr("result_title", lang, round=len(match.scores))
+    won = tr("winner_you", lang) if table.people == (winner,) else tr("winner_other", lang, name=table.names[winner])
+    lines = [f"{tr('app_title', lang)} · {title}", won]
+    if match.is_over() and not single:
+        leaders = match.leaders()
+        points = match.totals[leaders[0]]
+        if len(leaders) > 1:
+            names = ", ".join(table.names[seat] for seat in leaders)
+            lines.append(tr("match_over_tie", lang, points=points, names=names))
+        elif table.people == (leaders[0],):
+            lines.append(tr("match_over_you", lang, points=points))
+        else:
+            lines.append(tr("match_over_other", lang, name=table.names[leaders[0]], points=points))
+    several = len(match.scores) > 1 or not single
+    shown = range(max(0, len(match.scores) - MAX_ROUND_COLUMNS), len(match.scores)) if several else range(0)
+    header = [tr("result_player", lang)]
+    header += [tr("round_short", lang, round=number + 1) for number in shown] or [tr("result_points", lang)]
+    if several:
+        header.append(tr("result_total", lang))
+    header.append(tr("result_left", lang))
+    last = match.scores[-1]
+    rows = [header]
+    for seat in sorted(range(table.players), key=lambda s: (match.totals[s], last[s])):
+        row = [table.names[seat]]
+        row += [str(match.scores[number][seat]) for number in shown] or [str(last[seat])]
+        if several:
+            row.append(str(match.totals[seat]))
+        rows.append([*row, hand_text(game.hand(seat), separator=" │ ")])
+    widths = [max(len(row[column]) for row in rows) for column in range(len(header) - 1)]
+    for row in rows:
+        name, *figures, left = row
+        cells = [name.ljust(widths[0]), *(text.rjust(width) for text, width in zip(figures, widths[1:], strict=True))]
+        lines.append("  " + "  ".join([*cells, left]))
+    return lines
+
+
+class PromptGame:
+    """One person (seat 0) against computers at a :class:`~elferraus.session.Table`, one typed line per action.
+
+    The table makes every move; the prompt only asks and tells, in the full game's words.
+
+    Args:
+        save_path: the game's own file (``--save``/``--resume``, or where ``s`` saved last): the
+            default when asked where to save, replaced without asking, and written at the end of each round.
     """
 
     def __init__(
@@ -61,14 +233,14 @@ class PromptGame:
         delay: float = 0.0,
         read: Callable[[str], str] | None = None,
         console: Console | None = None,
-        save: Callable[[], None] | None = None,
+        save_path: Path | None = None,
     ) -> None:
         self.table = table
         self.lang = lang
         self.delay = delay
         self.read = read or input
         self.console = console or Console(highlight=False)
-        self.save = save
+        self.save_path = save_path
 
     @property
     def names(self) -> list[str]:
@@ -79,43 +251,43 @@ class PromptGame:
         """Print one line."""
         self.console.print(text, markup=False, soft_wrap=True)
 
-    def show_table(self, view: SeatView) -> None:
-        """Rows, opponents, pile, own hand and what may be done."""
-        lang, game = self.lang, self.table.game
+    def ask(self, question: str) -> str:
+        """One typed answer; end of input quits the game."""
+        try:
+            return self.read(question)
+        except EOFError:
+            raise PlayerQuitError from None
+
+    def show_table(self) -> None:
+        """What the full game's table shows: title, the other players, pile, rows, status line and hand."""
+        lang, table = self.lang, self.table
+        view = table.game.view(HUMAN)
+        markup = self.console.is_terminal
         self.console.print()
-        for seat in range(1, game.players):
-            self.say(f"  {self.names[seat]}: {view.hand_counts[seat]} {tr('cards', lang)}")
-        for line in row_lines(view.rows, game.rules.colors, lang, markup=self.console.is_terminal):
-            self.console.print(line, markup=self.console.is_terminal)
-        fitting = [move.card for move in view.legal if move.card is not None]
-        self.say(f"  {tr('pile', lang)}: {view.pile}")
-        hand = hand_text(view.hand, fitting, markup=self.console.is_terminal)
-        self.console.print(f"  {tr('your_hand', lang)}: {hand}", markup=self.console.is_terminal, soft_wrap=True)
-        self.say(f"  {status_line(view, lang)}")
+        self.say(title_line(table, lang))
+        for line in opponent_lines(table, lang):
+            self.say(line)
+        self.say(f"  {tr('pile', lang)} {view.pile}")
+        for line in row_lines(view.rows, table.game.rules.colors, lang, markup=markup):
+            self.console.print(line, markup=markup)
+        self.say(status_line(view, lang))
+        hand = hand_line(table, lang, fitting=table.waiting_for() == HUMAN, markup=markup)
+        self.console.print(hand, markup=markup, soft_wrap=True)
 
     def human_move(self) -> None:
-        """Ask until the player gives a legal move, and have the table make it."""
+        """Ask until the player makes a move (or takes one back), and have the table make it."""
         table = self.table
-        view = table.game.view(HUMAN)
-        self.show_table(view)
+        self.show_table()
         while True:
-            try:
-                text = self.read(tr("prompt", self.lang))
-            except EOFError:
-                raise PlayerQuitError from None
+            text = self.ask(f"{keys_line(self.lang)} > ")
             try:
                 choice = parse_input(text)
             except NotationError:
-                self.say(tr("bad_input", self.lang, text=text.strip()))
+                self.say(
+                    tr("bad_input", self.lang, text=text.strip(), draw=key("d", self.lang), end=key("e", self.lang))
+                )
                 continue
-            if choice == "help":
-                self.say(tr("help", self.lang))
-            elif choice == "hint":
-                self.say(tr("legal_now", self.lang, moves=", ".join(self.move_word(m) for m in view.legal)))
-            elif choice == "quit":
-                if self.confirm_quit():
-                    raise PlayerQuitError
-            elif isinstance(choice, Move):
+            if isinstance(choice, Move):
                 try:
                     table.play(choice, seat=HUMAN)
                 except IllegalMoveError as error:
@@ -123,27 +295,110 @@ class PromptGame:
                     continue
                 self.report(HUMAN)
                 return
+            if choice == "undo":
+                if self.undo():
+                    return
+            elif choice == "quit":
+                self.confirm_quit()
+            else:
+                self.command(choice)
 
-    def confirm_quit(self) -> bool:
-        """Ask once more before quitting."""
-        try:
-            answer = self.read(tr("quit_confirm", self.lang))
-        except EOFError:
+    def command(self, choice: Command) -> None:
+        """Answer a command that changes nothing at the table."""
+        lang = self.lang
+        if choice == "help":
+            rules = self.table.game.rules
+            must_play = tr("help_must_play", lang) if rules.must_play else ""
+            self.say(tr("help_title", lang))
+            self.say(tr("help_keys_plain", lang, draw=key("d", lang), end=key("e", lang)))
+            self.say(tr("help_rules", lang, max_draws=rules.max_draws, must_play=must_play))
+        elif choice == "hint":
+            self.say(hint_line(self.table.hint(), lang))
+        elif choice == "moves":
+            legal = self.table.game.legal_moves()
+            self.say(tr("legal_now", lang, moves=", ".join(move_word(move, lang) for move in legal)))
+        elif choice == "save":
+            self.ask_save()
+
+    def undo(self) -> bool:
+        """Take back the person's last turn, as the full game's ``u`` does; False if there is none."""
+        table = self.table
+        target = table.undo_target(HUMAN)
+        if target is None:
+            self.say(tr("undo_none", self.lang))
+            return False
+        movers = [mover for mover, _move, _drawn in table.game.history()[target:]]
+        table.undo(HUMAN)
+        key_, params = undo_note(movers, HUMAN)
+        self.say(tr(key_, self.lang, **params))
+        return True
+
+    def confirm_quit(self) -> None:
+        """Ask as the full game's quit dialog does: quit, save and quit, or carry on.
+
+        Raises:
+            PlayerQuitError: the player quits (after saving, if he chose that and it worked).
+        """
+        lang = self.lang
+        self.say(tr("quit_title", lang))
+        self.say(tr("quit_body", lang))
+        quit_key = "j" if lang == "de" else "y"
+        question = f"{quit_key} {tr('key_quit', lang)} · s {tr('key_save_quit', lang)} · n {tr('key_cancel', lang)} > "
+        answer = self.ask(question).strip().lower()
+        if answer in YES:
+            raise PlayerQuitError
+        if answer == "s" and self.ask_save():
+            raise PlayerQuitError
+
+    def ask_save(self) -> bool:
+        """Ask where to save, with the full game's default, until saved or cancelled; True once saved.
+
+        The default is the game's own file, else a new one in the user's data
+        folder. A file other than the game's own is replaced only when the player says so.
+        """
+        lang = self.lang
+        default = self.save_path or default_save_path()
+        self.say(f"{tr('save_title', lang)} {default}")
+        while True:
+            try:
+                answer = self.read(tr("save_question_plain", lang, cancel=CANCEL))
+            except EOFError:
+                answer = CANCEL
+            if answer.strip() == CANCEL:
+                self.say(tr("save_cancelled", lang))
+                return False
+            path = save_destination(answer, default)
+            if not self._write_save(path):
+                continue
+            self.save_path = path
+            self.say(tr("save_hint", lang, path=path))
             return True
-        return answer.strip().lower() in {"y", "yes", "j", "ja"}
 
-    def move_word(self, move: Move) -> str:
-        """A legal move as the player would type or read it."""
-        if move is DRAW:
-            return tr("move_draw", self.lang)
-        if move is PASS:
-            return tr("move_pass", self.lang)
-        return str(move)
+    def _write_save(self, path: Path) -> bool:
+        """Write the save file at ``path``, asking before replacing a file other than the game's own."""
+        replace = self.save_path is not None and path == self.save_path.absolute()
+        while True:
+            try:
+                save_game_file(path, self.table.records(), replace=replace)
+            except FileExistsError:
+                try:
+                    reply = self.read(tr("save_replace_question", self.lang, path=path))
+                except EOFError:
+                    reply = ""
+                if reply.strip().lower() not in YES:
+                    return False
+                replace = True
+                continue
+            except OSError as error:
+                problem, params = save_problem(path, error)
+                self.say(tr(problem, self.lang, **params))
+                return False
+            return True
 
     def report(self, seat: int) -> None:
-        """Say what ``seat`` just did, as the person may see it."""
+        """Say what ``seat`` just did, as the full game's move log says it."""
         text = self.table.game.public_moves(HUMAN)[-1]
-        self.say(describe_move(self.names[seat], text, self.lang, you=seat == HUMAN))
+        self.say(log_line(text, self.names, self.lang, you=HUMAN, show_draws=True))
 
     def play(self) -> None:
         """Play the table's game to its end."""
@@ -155,7 +410,7 @@ class PromptGame:
             seat = table.game.turn
             forced = table.made_for_person()
             if forced is not None:
-                self.show_table(table.game.view(HUMAN))
+                self.show_table()
                 self.say(forced_line(forced, opening=table.game.move_count == 0, lang=self.lang))
             move = table.automatic_move()
             assert move is not None  # nobody is asked, so the table moves by itself
@@ -165,40 +420,54 @@ class PromptGame:
                 time.sleep(self.delay)
 
     def show_result(self) -> None:
-        """The winner, everybody's penalty points and the match table."""
-        game, match = self.table.game, self.table.match
-        winner = game.winner
-        assert winner is not None
-        self.say(
-            tr("winner_you", self.lang) if winner == HUMAN else tr("winner_other", self.lang, name=self.names[winner])
-        )
-        for seat, (cards, points) in enumerate(
-            zip((game.hand(s) for s in range(game.players)), game.penalties(), strict=True)
-        ):
-            self.say(f"  {self.names[seat]:>22}: {points:4d}  {hand_text(cards)}")
-        if match.rounds and match.rounds > 1:
-            self.say(tr("match_table", self.lang, round=len(match.scores)))
-            for seat, total in enumerate(match.totals):
-                self.say(f"  {self.names[seat]:>22}: {total:4d}")
+        """The round's end as the full game's result screen shows it."""
+        self.console.print()
+        for line in result_lines(self.table, self.lang):
+            self.say(line)
 
-    def play_match(self) -> None:
-        """Play game after game until the match is over (saving after each, if asked)."""
+    def write_own_file(self) -> None:
+        """Write the match so far to the game's own file, if it has one.
+
+        Raises:
+            OSError: it cannot be written.
+        """
+        if self.save_path is not None:
+            write_save_file(self.save_path, self.table.records())
+
+    def play_match(self, *, save_on_quit: bool = False) -> None:
+        """Play game after game until the match is over, saving each round to the game's own file.
+
+        Args:
+            save_on_quit: also save when the player quits or the input ends (``--save``/``--resume``).
+        """
         table = self.table
         while True:
-            if table.setup.rounds > 1:
-                self.say(tr("round_start", self.lang, round=len(table.match.scores) + 1))
             try:
                 self.play()
-            finally:
-                if self.save is not None:
-                    self.save()
+            except (PlayerQuitError, KeyboardInterrupt):
+                if save_on_quit:
+                    self.write_own_file()
+                raise
             table.finish_round()
-            if self.save is not None:
-                self.save()
+            self.write_own_file()
             self.show_result()
             if table.match.is_over():
                 return
+            self.between_rounds()
             table.next_round()
+
+    def between_rounds(self) -> None:
+        """Wait for the next round, as the full game's result screen does: Enter goes on, ``s`` saves, ``q`` quits."""
+        lang = self.lang
+        question = f"⏎ {tr('key_next_round', lang)} · s {tr('key_save', lang)} · q {tr('key_quit', lang)} > "
+        while True:
+            answer = self.ask(question).strip().lower()
+            if not answer:
+                return
+            if answer in ("s", "save", "speichern"):
+                self.ask_save()
+            elif answer in ("q", "quit", "exit"):
+                raise PlayerQuitError
 
 
 def _levels(args: argparse.Namespace, parser: argparse.ArgumentParser) -> list[str]:
@@ -234,12 +503,10 @@ def run_play(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if table.people != (HUMAN,):
         print(f"elferraus play: {tr('plain_one_person', lang)}", file=sys.stderr)
         return 2
-    path = args.save if args.save is not None else args.resume
-    prompt = PromptGame(table, lang, delay=args.delay or 0.0)
-    if path is not None:
-        prompt.save = lambda: _save(path, table)
+    given = args.save if args.save is not None else args.resume
+    prompt = PromptGame(table, lang, delay=args.delay or 0.0, save_path=Path(given) if given is not None else None)
     try:
-        prompt.play_match()
+        prompt.play_match(save_on_quit=given is not None)
     except PlayerQuitError:
         prompt.say(tr("goodbye", lang))
         return 0
@@ -248,12 +515,9 @@ def run_play(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         prompt.say(tr("goodbye", lang))
         return 130
     except OSError as error:
+        path = prompt.save_path
         print(f"elferraus play: {tr('save_failed', lang, path=path, error=error.strerror or error)}", file=sys.stderr)
         return 2
-    if path is not None:
-        prompt.say(tr("save_hint", lang, path=path))
+    if prompt.save_path is not None:
+        prompt.say(tr("save_hint", lang, path=prompt.save_path))
     return 0
-
-
-def _save(path: str, table: Table) -> None:
-    write_save_file(path, table.records())

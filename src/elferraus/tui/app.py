@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar
 
@@ -11,10 +11,11 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 
 from elferraus.i18n import Lang, tr
-from elferraus.saving import write_save_file
+from elferraus.saving import default_save_path, save_game_file, write_save_file
 from elferraus.session import Seat, Table, TableSetup
 from elferraus.tui.dialogs import HelpScreen, QuitChoice, QuitScreen
 from elferraus.tui.result_screen import ResultChoice, ResultScreen
+from elferraus.tui.save_dialog import SaveDialog
 from elferraus.tui.setup_screen import SetupChoices, SetupScreen
 from elferraus.tui.table_screen import TableScreen
 from elferraus.tui.theme import THEME
@@ -27,7 +28,8 @@ class ElferRausApp(App[None]):
         choices: what the new-game screen starts with.
         lang: the language to speak.
         table: a table to resume (skips the new-game screen).
-        save_path: where "save" writes; by default a new file in the current directory.
+        save_path: the game's own save file (replaced without asking); without one, "save" offers a new file
+            in the user's data folder.
         seed: the first deal's seed (default: a new one each time).
         start: go straight to the table with ``choices`` instead of showing the new-game screen.
     """
@@ -131,19 +133,36 @@ class ElferRausApp(App[None]):
 
     # -- saving ---------------------------------------------------------------
 
-    def save_game(self, *, quiet: bool = False) -> str | None:
-        """Write the match so far to the save file (replacing it whole); returns the path, or None on failure."""
-        if self.save_path is None:
-            self.save_path = time.strftime("elferraus-%Y%m%d-%H%M%S.jsonl")
-        path = Path(self.save_path)
-        try:
-            write_save_file(path, self.table.records())
-        except OSError as error:
-            self.notify(tr("save_failed", self.lang, path=path, error=error.strerror or error), severity="error")
-            return None
-        if not quiet:
+    def save_game(self, *, quiet: bool = False, then: Callable[[], None] | None = None) -> None:
+        """Save the match so far (the file is replaced whole).
+
+        ``quiet``: the end of a round, written to the game's own file (``--save``,
+        ``--resume`` or the last save), if it has one, without asking. Otherwise the
+        save dialog asks where, offering the game's own file or a new one in the
+        user's data folder; ``then`` runs once the game is saved.
+        """
+        own = Path(self.save_path) if self.save_path is not None else None
+        if quiet:
+            if own is not None:
+                try:
+                    write_save_file(own, self.table.records())
+                except OSError as error:
+                    self.notify(tr("save_failed", self.lang, path=own, error=error.strerror or error), severity="error")
+            return
+
+        def write(path: Path, replace: bool) -> None:
+            save_game_file(path, self.table.records(), replace=replace)
+
+        def saved(path: Path | None) -> None:
+            if path is None:
+                self.notify(tr("save_cancelled", self.lang), timeout=3)
+                return
+            self.save_path = str(path)
             self.notify(tr("save_hint", self.lang, path=path), timeout=4)
-        return str(path)
+            if then is not None:
+                then()
+
+        self.push_screen(SaveDialog(self.lang, own or default_save_path(), write, own=own), saved)
 
     # -- app-wide keys --------------------------------------------------------
 
@@ -169,5 +188,5 @@ class ElferRausApp(App[None]):
     def _after_quit(self, choice: QuitChoice | None) -> None:
         if choice == "quit":
             self.exit()
-        elif choice == "save" and self.save_game() is not None:
-            self.exit(message=tr("save_hint", self.lang, path=self.save_path))
+        elif choice == "save":
+            self.save_game(then=lambda: self.exit(message=tr("save_hint", self.lang, path=self.save_path)))
