@@ -206,7 +206,7 @@ def result_lines(table: Table, lang: Lang) -> list[str]:
         row += [str(match.scores[number][seat]) for number in shown] or [str(last[seat])]
         if several:
             row.append(str(match.totals[seat]))
-        rows.append([*row, hand_text(game.hand(seat), separator=" │ ")])
+        rows.append([*row, hand_text(game.hand(seat))])
     widths = [max(len(row[column]) for row in rows) for column in range(len(header) - 1)]
     for row in rows:
         name, *figures, left = row

@@ -1,0 +1,466 @@
+"""``elferraus play --plain``: the dialogue at the prompt, typed on stdin and read on stdout, in both languages.
+
+The plain prompt is the full game told in lines, so the last tests here run
+both on the same deal and compare what a person sees: the table, the keys,
+the hint and the end of a round.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+from textual.pilot import Pilot
+from textual.widgets import DataTable, RichLog, Static
+from textual.widgets._footer import FooterKey
+
+from elferraus.cli.main import main
+from elferraus.cli.play import PromptGame, result_lines
+from elferraus.i18n import Lang
+from elferraus.moves import DRAW, PASS, Move
+from elferraus.session import Seat, Table, TableSetup
+from elferraus.tui.app import ElferRausApp
+from elferraus.tui.result_screen import ResultScreen, winner_line
+from elferraus.tui.setup_screen import SetupChoices
+from elferraus.tui.table_screen import TableScreen
+from elferraus.tui.widgets import HandView, OpponentsView, RowsView
+from elferraus.view import SeatView
+
+SEED = 5
+"""A deal where the person's first turn has a choice: R10, G11, B12 fit, or draw."""
+TABLE = ["--players", "4", "--bots", "medium", "--seed", str(SEED)]
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A home and data folder of their own, and the current folder inside the temporary one."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    return tmp_path
+
+
+def play_plain(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], lang: Lang, typed: list[str]
+) -> str:
+    """``elferraus play --plain`` with ``typed`` as its standard input; what it printed."""
+    monkeypatch.setattr("sys.stdin", io.StringIO("".join(line + "\n" for line in typed)))
+    code = main(["play", "--plain", "--lang", lang, *TABLE])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    return out
+
+
+def in_order(out: str, expected: list[str]) -> None:
+    """Every expected piece is in ``out``, each after the one before."""
+    position = 0
+    for piece in expected:
+        found = out.find(piece, position)
+        assert found >= 0, f"{piece!r} not found after position {position} in:\n{out[position:]}"
+        position = found + len(piece)
+
+
+KEYS = {
+    "en": "R12 lay · d draw · e end turn · h hint · u undo · ? help · q quit > ",
+    "de": "R12 anlegen · z ziehen · b Zug beenden · h Tipp · u zurück · ? Hilfe · q beenden > ",
+}
+BYE = {"en": "Goodbye!", "de": "Tschüss!"}
+QUIT = {"en": ["q", "y"], "de": ["q", "j"]}
+
+# What the person types at the first prompt, and what the game answers, in order.
+DIALOGUE: dict[str, dict[Lang, tuple[list[str], list[str]]]] = {
+    "the table": {
+        "en": (
+            [],
+            [
+                "Elfer raus! · Classic\n",
+                "  Computer 2 (medium) · 15 cards\n",
+                "  Computer 3 (medium) · 14 cards · opened with R11\n",
+                "  Computer 4 (medium) · 12 cards · laid B11 Y11 Y12\n",
+                "  pile 20\n",
+                "R ●   ·  ·  ·  ·  ·  ·  ·  ·  · +10 [11] +12",
+                "your turn: lay a card, or draw (you have laid nothing yet)\n",
+                "You · 15: R4 R6 R7 R10* R19 │ Y7 Y17 │ G1 G10 G11* G20 │ B2 B5 B9 B12*\n",
+                KEYS["en"],
+            ],
+        ),
+        "de": (
+            [],
+            [
+                "Elfer raus! · Klassisch\n",
+                "  Computer 2 (mittel) · 15 Karten\n",
+                "  Computer 3 (mittel) · 14 Karten · eröffnete mit R11\n",
+                "  Stapel 20\n",
+                "G ■                                  +11 (nicht eröffnet)",
+                "du bist dran: lege an oder zieh (du hast noch nichts angelegt)\n",
+                "Du · 15: R4 R6 R7 R10* R19 │ Y7 Y17 │ G1 G10 G11* G20 │ B2 B5 B9 B12*\n",
+                KEYS["de"],
+            ],
+        ),
+    },
+    "help": {
+        "en": (
+            ["?"],
+            [
+                "Rules and keys\n",
+                "Type a card and Enter to lay it (R12, y7 ...) · d draw · e end turn\n",
+                "h hint from the expert · m the moves you may make now · u take back your last turn · s save\n",
+                "? this page · q quit\n",
+                "Goal: be the first to lay all your cards.",
+                "draw again, up to 3 cards.",
+            ],
+        ),
+        "de": (
+            ["?"],
+            [
+                "Regeln und Tasten\n",
+                "Karte tippen und Enter legt sie an (R12, y7 ...) · z ziehen · b Zug beenden\n",
+                "h Tipp vom Experten · m deine möglichen Züge · u letzten Zug zurücknehmen · s speichern\n",
+                "Ziel: als Erster alle Karten loswerden.",
+            ],
+        ),
+    },
+    "the moves allowed now": {
+        "en": (["m"], ["You may: R10, G11, B12, draw\n"]),
+        "de": (["m"], ["Du darfst: R10, G11, B12, ziehen\n"]),
+    },
+    "the expert's hint": {
+        "en": (["h"], [KEYS["en"] + "Hint: "]),
+        "de": (["h"], [KEYS["de"] + "Tipp: "]),
+    },
+    "not a move": {
+        "en": (["xx"], ["'xx' is not a move: type a card like R12, d to draw or e to end your turn (? for help)\n"]),
+        "de": (
+            ["xx"],
+            ["'xx' ist kein Zug: tippe eine Karte wie R12, z zum Ziehen oder b zum Beenden des Zuges (? für Hilfe)\n"],
+        ),
+    },
+    "a card that does not fit": {
+        "en": (["R4"], ["R4 does not fit: red runs 11-11, so only R10 or R12 can go there\n"]),
+        "de": (["R4"], ["R4 passt nicht: Rot liegt von 11 bis 11, dort passt nur R10 oder R12\n"]),
+    },
+    "ending the turn too early, by the shown key and the hidden p": {
+        "en": (["e", "p"], ["lay a card or draw before you end your turn\n"] * 2),
+        "de": (["b", "p"], ["lege an oder zieh, bevor du deinen Zug beendest\n"] * 2),
+    },
+    "drawing by the key of either language": {
+        "en": (["d"], ["You drew Y6\n", "you drew Y6, it does not fit: draw again (1 of 3)\n"]),
+        "de": (["z"], ["Du ziehst Y6\n", "du hast Y6 gezogen, sie passt nicht: zieh noch einmal (1 von 3)\n"]),
+    },
+    "laying, then taking it back": {
+        "en": (
+            ["g11", "u"],
+            [
+                "You laid G11\n",
+                "lay more cards, or end your turn\n",
+                "You · 14: ",
+                "Your last turn is taken back.\n",
+                "your turn: lay a card, or draw (you have laid nothing yet)\n",
+                "You · 15: ",
+            ],
+        ),
+        "de": (
+            ["G11", "u"],
+            [
+                "Du legst G11 an\n",
+                "lege weitere Karten an oder beende deinen Zug\n",
+                "Dein letzter Zug ist zurückgenommen.\n",
+                "Du · 15: ",
+            ],
+        ),
+    },
+    "nothing to take back": {
+        "en": (["u"], ["There is no turn of yours to take back.\n"]),
+        "de": (["u"], ["Es gibt keinen Zug von dir zum Zurücknehmen.\n"]),
+    },
+    "quitting asks first, as the quit dialog does": {
+        "en": (
+            ["q", "n"],
+            [
+                "Quit the game?\n",
+                "A saved game can be continued with: elferraus play --resume FILE\n",
+                "y quit · s save and quit · n cancel > " + KEYS["en"],
+            ],
+        ),
+        "de": (
+            ["q", "n"],
+            [
+                "Das Spiel beenden?\n",
+                "Ein gespeichertes Spiel geht weiter mit: elferraus play --resume DATEI\n",
+                "j beenden · s speichern und beenden · n abbrechen > " + KEYS["de"],
+            ],
+        ),
+    },
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+@pytest.mark.parametrize("case", list(DIALOGUE))
+def test_the_dialogue_at_the_first_turn(
+    home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], case: str, lang: Lang
+) -> None:
+    typed, expected = DIALOGUE[case][lang]
+    out = play_plain(monkeypatch, capsys, lang, [*typed, *QUIT[lang]])
+    in_order(out, [*expected, BYE[lang]])
+    assert not list((home / "work").iterdir()), "nothing is written into the current folder"
+
+
+def test_end_of_input_quits_without_a_trace(
+    home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = play_plain(monkeypatch, capsys, "en", [])
+    assert out.endswith(KEYS["en"] + "Goodbye!\n")
+    assert not (home / "data").exists()
+
+
+# -- saving -----------------------------------------------------------------------------------------------------------
+
+GAMES = "{data}/elferraus/games/"
+# What the person types after "s" ({tmp}: a folder of the test, {old}: a file that exists), what the game says.
+SAVING: dict[str, dict[Lang, tuple[list[str], list[str]]]] = {
+    "the default, in the data folder": {
+        "en": (
+            [""],
+            [
+                f"Save the game to {GAMES}elferraus-",
+                "Enter saves there, or type another file or folder (~ is your home folder; - cancels) > ",
+                f"Game saved to {GAMES}elferraus-",
+            ],
+        ),
+        "de": (
+            [""],
+            [
+                f"Spiel speichern unter {GAMES}elferraus-",
+                "Enter speichert dort, oder tippe eine andere Datei oder einen Ordner (~ ist dein Benutzerordner; "
+                "- bricht ab) > ",
+                f"Spiel gespeichert in {GAMES}elferraus-",
+            ],
+        ),
+    },
+    "cancelled": {
+        "en": (["-"], ["Not saved.\n"]),
+        "de": (["-"], ["Nicht gespeichert.\n"]),
+    },
+    "into a folder named": {
+        "en": (["{tmp}/mine/"], ["Game saved to {tmp}/mine/elferraus-"]),
+        "de": (["{tmp}/mine/"], ["Spiel gespeichert in {tmp}/mine/elferraus-"]),
+    },
+    "a file in the home folder": {
+        "en": (["~/game.jsonl"], ["Game saved to {tmp}/home/game.jsonl\n"]),
+        "de": (["~/game.jsonl"], ["Spiel gespeichert in {tmp}/home/game.jsonl\n"]),
+    },
+    "a file that exists is kept when the answer is no": {
+        "en": (["{old}", "n", "-"], ["{old} already exists. Replace it? (y/n) ", "Not saved.\n"]),
+        "de": (["{old}", "n", "-"], ["{old} gibt es schon. Ersetzen? (j/n) ", "Nicht gespeichert.\n"]),
+    },
+    "a file that exists is replaced when the answer is yes": {
+        "en": (["{old}", "y"], ["{old} already exists. Replace it? (y/n) ", "Game saved to {old}\n"]),
+        "de": (["{old}", "j"], ["{old} gibt es schon. Ersetzen? (j/n) ", "Spiel gespeichert in {old}\n"]),
+    },
+    "a folder that is a file": {
+        "en": (
+            ["{old}/game.jsonl", "-"],
+            ["Could not save to {old}/game.jsonl: {old} is a file, not a folder. Choose another place.\n"],
+        ),
+        "de": (
+            ["{old}/game.jsonl", "-"],
+            ["Speichern in {old}/game.jsonl ging nicht: {old} ist eine Datei, kein Ordner. Wähle einen anderen Ort.\n"],
+        ),
+    },
+    "a device, never replaced": {
+        "en": (
+            ["/dev/null", "-"],
+            ["Could not save to /dev/null: that is a folder or a device, not a file. Choose another name.\n"],
+        ),
+        "de": (
+            ["/dev/null", "-"],
+            ["Speichern in /dev/null ging nicht: das ist ein Ordner oder ein Gerät, keine Datei. Wähle einen anderen "],
+        ),
+    },
+}
+OLD = "not a game, and not to be lost\n"
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+@pytest.mark.parametrize("case", list(SAVING))
+def test_saving_asks_where(
+    home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], case: str, lang: Lang
+) -> None:
+    old = home / "old.jsonl"
+    old.write_text(OLD, encoding="utf-8")
+    names = {"tmp": str(home), "old": str(old), "data": str(home / "data")}
+    typed, expected = SAVING[case][lang]
+    out = play_plain(monkeypatch, capsys, lang, ["s", *(line.format(**names) for line in typed), *QUIT[lang]])
+    in_order(out, [KEYS[lang], *(piece.format(**names) for piece in expected), KEYS[lang], BYE[lang]])
+    saved = re.findall(r"(?:Game saved to|Spiel gespeichert in) (.+)\n", out)
+    for path in saved:
+        record = json.loads(Path(path).read_text(encoding="utf-8"))
+        assert record["match"]["seed"] == SEED
+        assert re.fullmatch(r".*/(elferraus-\d{8}-\d{6}|game|old)\.jsonl", path), path
+    if str(old) not in saved:
+        assert old.read_text(encoding="utf-8") == OLD
+    assert not list((home / "work").iterdir()), "nothing is written into the current folder"
+
+
+def test_save_and_quit_then_resume_where_it_stopped(
+    home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = play_plain(monkeypatch, capsys, "en", ["G11", "q", "s", ""])
+    in_order(out, ["You laid G11\n", "Quit the game?\n", f"Game saved to {home}/data/elferraus/games/", "Goodbye!"])
+    (path,) = (home / "data" / "elferraus" / "games").iterdir()
+    monkeypatch.setattr("sys.stdin", io.StringIO("s\n\nq\ny\n"))
+    assert main(["play", "--plain", "--lang", "en", "--resume", str(path)]) == 0
+    out = capsys.readouterr().out
+    # The game goes on with G11 laid, and its own file is offered first and replaced without asking.
+    in_order(out, ["lay more cards, or end your turn\n", f"Save the game to {path}\n", f"Game saved to {path}\n"])
+    assert "Replace it?" not in out
+
+
+def test_the_command_reads_stdin_and_writes_stdout(tmp_path: Path) -> None:
+    """The real command in a process of its own: typed lines in, the dialogue out, the file where it says."""
+    env = {**os.environ, "HOME": str(tmp_path / "home"), "XDG_DATA_HOME": str(tmp_path / "data")}
+    env.pop("ELFERRAUS_PURE", None)
+    result = subprocess.run(
+        [sys.executable, "-m", "elferraus.cli.main", "play", "--plain", "--lang", "de", *TABLE],
+        input="m\nz\ns\n\nq\nj\n",
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    in_order(
+        result.stdout, [KEYS["de"], "Du darfst: R10, G11, B12, ziehen\n", "Du ziehst Y6\n", "Spiel gespeichert in "]
+    )
+    (path,) = (tmp_path / "data" / "elferraus" / "games").iterdir()
+    assert f"Spiel gespeichert in {path}\n" in result.stdout
+    assert sorted(item.name for item in tmp_path.iterdir()) == ["data"]
+
+
+# -- the same as the full game ----------------------------------------------------------------------------------------
+
+
+def tui_first_turn(lang: Lang) -> dict[str, object]:
+    """What the full game shows at the person's first turn of the deal, and its hint after ``h``."""
+    choices = SetupChoices(players=4, pace=0.0, levels=["human", "medium", "medium", "medium", "medium", "medium"])
+    app = ElferRausApp(choices, lang=lang, seed=SEED, start=True)
+    seen: dict[str, object] = {}
+
+    async def script(pilot: Pilot[None]) -> None:
+        deadline = time.monotonic() + 30
+        while not (isinstance(app.screen, TableScreen) and app.screen.awaiting):
+            assert time.monotonic() < deadline, "the person's turn did not come"
+            await pilot.pause(0.01)
+        screen = app.screen
+        await pilot.pause()
+        seen["title"] = str(screen.query_one("#title", Static).content)
+        seen["players"] = str(screen.query_one(OpponentsView).render()).splitlines()
+        rows = screen.query_one(RowsView)
+        seen["pile"] = rows.border_title
+        seen["rows"] = [line.rstrip() for line in str(rows.render()).splitlines()]
+        seen["status"] = str(screen.query_one("#status", Static).content)
+        seen["hand"] = " ".join(str(screen.query_one(HandView).render()).split())
+        seen["log"] = [strip.text.rstrip() for strip in screen.query_one("#log", RichLog).lines]
+        seen["keys"] = [(key.key_display, key.description) for key in screen.query(FooterKey)]
+        await pilot.press("h")
+        while not str(screen.query_one("#note", Static).content).startswith(("Hint:", "Tipp:")):
+            assert time.monotonic() < deadline + 30, "no hint came"
+            await pilot.pause(0.01)
+        seen["hint"] = str(screen.query_one("#note", Static).content)
+
+    async def run() -> None:
+        async with app.run_test(size=(100, 30)) as pilot:
+            await script(pilot)
+
+    asyncio.run(run())
+    return seen
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_the_first_turn_reads_as_in_the_full_game(
+    home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], lang: Lang
+) -> None:
+    full = tui_first_turn(lang)
+    out = play_plain(monkeypatch, capsys, lang, ["h", *QUIT[lang]])
+    before, table = out.split("\n\n", 1)
+    table, after = table.split(KEYS[lang], 1)
+    lines = table.splitlines()
+    title, players, pile, rows, status, hand = lines[0], lines[1:4], lines[4], lines[5:10], lines[10], lines[11]
+    assert title == full["title"]
+    assert players == full["players"]
+    assert pile.strip() == full["pile"]
+    assert rows == full["rows"]
+    assert status == full["status"]
+    assert " ".join(hand.split()) == full["hand"]
+    assert before.splitlines() == full["log"]
+    assert after.splitlines()[0] == full["hint"]
+    # The keys of a turn, with the footer's words: the full game's Enter lays the chosen card, here it is typed.
+    shown = [pair.split(" ", 1) for pair in KEYS[lang].removesuffix(" > ").split(" · ")]
+    keys = full["keys"]
+    assert isinstance(keys, list)
+    assert [word for _, word in shown] == [word for _, word in keys]
+    assert [letter for letter, _ in shown[1:]] == [letter for letter, _ in keys[1:]]
+
+
+def person_plays(view: SeatView) -> Move:
+    """The person's choice: the first card that fits, else draw, else end the turn."""
+    for card in view.hand:
+        if Move.lay(card) in view.legal:
+            return Move.lay(card)
+    return DRAW if DRAW in view.legal else PASS
+
+
+@pytest.mark.parametrize(("lang", "rounds"), [("en", 1), ("de", 1), ("en", 3), ("de", 3)])
+def test_the_end_of_a_round_reads_as_the_result_screen(lang: Lang, rounds: int) -> None:
+    setup = TableSetup((Seat("You"), Seat("Computer 2", "greedy"), Seat("Computer 3", "random")), rounds=rounds, seed=3)
+    table = Table(setup)
+
+    def typed(question: str) -> str:
+        return str(person_plays(table.game.view(0)))
+
+    out = io.StringIO()
+    prompt = PromptGame(table, lang, read=typed, console=Console(file=out, width=100, color_system=None))
+    prompt.play()
+    app = ElferRausApp(lang=lang, table=table)  # it scores the round and shows the result screen
+    full: dict[str, object] = {}
+
+    async def run() -> None:
+        async with app.run_test(size=(100, 30)) as pilot:
+            deadline = time.monotonic() + 30
+            while not isinstance(app.screen, ResultScreen):
+                assert time.monotonic() < deadline, "no result screen"
+                await pilot.pause(0.01)
+            screen = app.screen
+            await pilot.pause()
+            scores = screen.query_one(DataTable)
+            full["title"] = str(screen.query_one("#title", Static).content)
+            full["winner"] = str(screen.query_one("#winner", Static).content)
+            full["columns"] = [str(column.label) for column in scores.columns.values()]
+            full["rows"] = [[str(cell) for cell in scores.get_row_at(index)] for index in range(scores.row_count)]
+
+    asyncio.run(run())
+    assert len(table.match.scores) == 1
+    prompt.show_result()
+    plain = out.getvalue().rstrip("\n").split("\n\n")[-1].splitlines()
+    assert plain == result_lines(table, lang)
+    assert plain[0] == full["title"]
+    assert "\n".join(plain[1 : 1 + len(str(full["winner"]).splitlines())]) == full["winner"] == winner_line(table, lang)
+    header = plain[len(str(full["winner"]).splitlines()) + 1]
+    assert header.split() == " ".join(str(column) for column in full["columns"]).split()  # type: ignore[union-attr]
+    body = plain[-table.players :]
+    rows = full["rows"]
+    assert isinstance(rows, list)
+    assert [" ".join(line.split()) for line in body] == [" ".join(" ".join(row).split()) for row in rows]
