@@ -27,6 +27,7 @@ from elferraus.cli.main import main
 from elferraus.cli.play import PromptGame, result_lines
 from elferraus.i18n import Lang
 from elferraus.moves import DRAW, PASS, Move
+from elferraus.saving import read_save_file
 from elferraus.session import Seat, Table, TableSetup
 from elferraus.tui.app import ElferRausApp
 from elferraus.tui.result_screen import ResultScreen, winner_line
@@ -72,9 +73,11 @@ def in_order(out: str, expected: list[str]) -> None:
 
 
 KEYS = {
-    "en": "R12 lay · d draw · e end turn · h hint · u undo · ? help · q quit > ",
-    "de": "R12 anlegen · z ziehen · b Zug beenden · h Tipp · u zurück · ? Hilfe · q beenden > ",
+    "en": "R12 lay  d draw  e end turn  h hint  u undo  ? help  q quit\n> ",
+    "de": "R12 anlegen  z ziehen  b Zug beenden  h Tipp  u zurück  ? Hilfe  q beenden\n> ",
 }
+"""The keys of a turn under the hand, in the footer's words, and the prompt."""
+PROMPT = "> "
 BYE = {"en": "Goodbye!", "de": "Tschüss!"}
 QUIT = {"en": ["q", "y"], "de": ["q", "j"]}
 
@@ -190,7 +193,7 @@ DIALOGUE: dict[str, dict[Lang, tuple[list[str], list[str]]]] = {
             [
                 "Quit the game?\n",
                 "A saved game can be continued with: elferraus play --resume FILE\n",
-                "y quit · s save and quit · n cancel > " + KEYS["en"],
+                "y quit  s save and quit  n cancel > " + PROMPT + "Quit the game?",
             ],
         ),
         "de": (
@@ -198,7 +201,7 @@ DIALOGUE: dict[str, dict[Lang, tuple[list[str], list[str]]]] = {
             [
                 "Das Spiel beenden?\n",
                 "Ein gespeichertes Spiel geht weiter mit: elferraus play --resume DATEI\n",
-                "j beenden · s speichern und beenden · n abbrechen > " + KEYS["de"],
+                "j beenden  s speichern und beenden  n abbrechen > " + PROMPT + "Das Spiel beenden?",
             ],
         ),
     },
@@ -234,7 +237,7 @@ SAVING: dict[str, dict[Lang, tuple[list[str], list[str]]]] = {
             [""],
             [
                 f"Save the game to {GAMES}elferraus-",
-                "Enter saves there, or type another file or folder (~ is your home folder; - cancels) > ",
+                "\nEnter saves there; or type another file or folder (~ is your home folder), - cancels.\n> ",
                 f"Game saved to {GAMES}elferraus-",
             ],
         ),
@@ -242,8 +245,8 @@ SAVING: dict[str, dict[Lang, tuple[list[str], list[str]]]] = {
             [""],
             [
                 f"Spiel speichern unter {GAMES}elferraus-",
-                "Enter speichert dort, oder tippe eine andere Datei oder einen Ordner (~ ist dein Benutzerordner; "
-                "- bricht ab) > ",
+                "\nEnter speichert dort; oder tippe eine andere Datei oder einen Ordner (~ ist dein Benutzerordner), "
+                "- bricht ab.\n> ",
                 f"Spiel gespeichert in {GAMES}elferraus-",
             ],
         ),
@@ -302,7 +305,7 @@ def test_saving_asks_where(
     names = {"tmp": str(home), "old": str(old), "data": str(home / "data")}
     typed, expected = SAVING[case][lang]
     out = play_plain(monkeypatch, capsys, lang, ["s", *(line.format(**names) for line in typed), *QUIT[lang]])
-    in_order(out, [KEYS[lang], *(piece.format(**names) for piece in expected), KEYS[lang], BYE[lang]])
+    in_order(out, [KEYS[lang], *(piece.format(**names) for piece in expected), PROMPT, BYE[lang]])
     saved = re.findall(r"(?:Game saved to|Spiel gespeichert in) (.+)\n", out)
     for path in saved:
         record = json.loads(Path(path).read_text(encoding="utf-8"))
@@ -408,7 +411,7 @@ def test_the_first_turn_reads_as_in_the_full_game(
     assert before.splitlines() == full["log"]
     assert after.splitlines()[0] == full["hint"]
     # The keys of a turn, with the footer's words: the full game's Enter lays the chosen card, here it is typed.
-    shown = [pair.split(" ", 1) for pair in KEYS[lang].removesuffix(" > ").split(" · ")]
+    shown = [pair.split(" ", 1) for pair in KEYS[lang].removesuffix("\n" + PROMPT).split("  ")]
     keys = full["keys"]
     assert isinstance(keys, list)
     assert [word for _, word in shown] == [word for _, word in keys]
@@ -464,3 +467,51 @@ def test_the_end_of_a_round_reads_as_the_result_screen(lang: Lang, rounds: int) 
     rows = full["rows"]
     assert isinstance(rows, list)
     assert [" ".join(line.split()) for line in body] == [" ".join(" ".join(row).split()) for row in rows]
+
+
+ROUND_TWO = {"en": "Elfer raus! · Round 2 of 2 · Classic", "de": "Elfer raus! · Runde 2 von 2 · Klassisch"}
+BETWEEN = {"en": "⏎ next round  s save  q quit > ", "de": "⏎ nächste Runde  s speichern  q beenden > "}
+ROUND_OVER = {"en": "Elfer raus! · Round {n} is over", "de": "Elfer raus! · Runde {n} ist vorbei"}
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_between_the_rounds_of_a_match(home: Path, lang: Lang) -> None:
+    """The result screen's keys at a round's end: ``s`` saves (and the file then keeps every round), Enter goes on."""
+    table = Table(TableSetup((Seat("You"), Seat("Computer 2", "greedy")), rounds=2, seed=3))
+    between = ["s", ""]
+    out = io.StringIO()
+
+    def typed(question: str) -> str:
+        out.write(question)  # as input() shows it
+        if question.startswith("⏎"):
+            return between.pop(0)
+        if table.game.is_over():
+            return ""  # where to save: the default
+        return str(person_plays(table.game.view(0)))
+
+    prompt = PromptGame(table, lang, read=typed, console=Console(file=out, width=100, color_system=None))
+    prompt.play_match()
+    text = out.getvalue()
+    (path,) = games_folder(home).iterdir()
+    in_order(
+        text,
+        [
+            ROUND_OVER[lang].format(n=1),
+            BETWEEN[lang],
+            f"{SAVED[lang]} {path}\n",
+            BETWEEN[lang],
+            ROUND_TWO[lang],
+            ROUND_OVER[lang].format(n=2),
+        ],
+    )
+    assert between == []
+    records = read_save_file(path)
+    assert [record["round"] for record in records] == [1, 2]
+    assert all(record["result"] is not None for record in records)
+
+
+SAVED = {"en": "Game saved to", "de": "Spiel gespeichert in"}
+
+
+def games_folder(home: Path) -> Path:
+    return home / "data" / "elferraus" / "games"

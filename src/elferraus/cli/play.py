@@ -75,6 +75,8 @@ COMMAND_WORDS: dict[str, Command] = {
 YES = {"y", "yes", "j", "ja"}
 MAX_ROUND_COLUMNS = 5
 """The result shows the points of this many most recent rounds, then the totals (as the full game's does)."""
+PROMPT = "> "
+"""The prompt for a typed line; the keys it takes are said on the line above, or before it."""
 CANCEL = "-"
 """The answer that saves nothing when asked where to save."""
 
@@ -105,8 +107,13 @@ def key(letter: str, lang: Lang) -> str:
     return german.get(letter, letter) if lang == "de" else letter
 
 
+def footer(pairs: list[tuple[str, str]], lang: Lang) -> str:
+    """Keys and their words as the full game's footer shows them: ``d draw  e end turn``."""
+    return "  ".join(f"{letter} {tr(word, lang)}" for letter, word in pairs)
+
+
 def keys_line(lang: Lang) -> str:
-    """The keys of a turn with the full game's footer words: ``R12 lay · d draw · e end turn · ...``."""
+    """The keys of a turn with the full game's footer words: ``R12 lay  d draw  e end turn ...``."""
     pairs = [
         ("R12", "key_lay"),
         (key("d", lang), "key_draw"),
@@ -116,7 +123,7 @@ def keys_line(lang: Lang) -> str:
         ("?", "key_help"),
         ("q", "key_quit"),
     ]
-    return " · ".join(f"{letter} {tr(word, lang)}" for letter, word in pairs)
+    return footer(pairs, lang)
 
 
 def move_word(move: Move, lang: Lang) -> str:
@@ -271,15 +278,17 @@ class PromptGame:
         for line in row_lines(view.rows, table.game.rules.colors, lang, markup=markup):
             self.console.print(line, markup=markup)
         self.say(status_line(view, lang))
-        hand = hand_line(table, lang, fitting=table.waiting_for() == HUMAN, markup=markup)
-        self.console.print(hand, markup=markup, soft_wrap=True)
+        asked = table.waiting_for() == HUMAN
+        self.console.print(hand_line(table, lang, fitting=asked, markup=markup), markup=markup, soft_wrap=True)
+        if asked:
+            self.say(keys_line(lang))
 
     def human_move(self) -> None:
         """Ask until the player makes a move (or takes one back), and have the table make it."""
         table = self.table
         self.show_table()
         while True:
-            text = self.ask(f"{keys_line(self.lang)} > ")
+            text = self.ask(PROMPT)
             try:
                 choice = parse_input(text)
             except NotationError:
@@ -343,8 +352,8 @@ class PromptGame:
         self.say(tr("quit_title", lang))
         self.say(tr("quit_body", lang))
         quit_key = "j" if lang == "de" else "y"
-        question = f"{quit_key} {tr('key_quit', lang)} · s {tr('key_save_quit', lang)} · n {tr('key_cancel', lang)} > "
-        answer = self.ask(question).strip().lower()
+        question = footer([(quit_key, "key_quit"), ("s", "key_save_quit"), ("n", "key_cancel")], lang)
+        answer = self.ask(f"{question} {PROMPT}").strip().lower()
         if answer in YES:
             raise PlayerQuitError
         if answer == "s" and self.ask_save():
@@ -360,8 +369,9 @@ class PromptGame:
         default = self.save_path or default_save_path()
         self.say(f"{tr('save_title', lang)} {default}")
         while True:
+            self.say(tr("save_question_plain", lang, cancel=CANCEL))
             try:
-                answer = self.read(tr("save_question_plain", lang, cancel=CANCEL))
+                answer = self.read(PROMPT)
             except EOFError:
                 answer = CANCEL
             if answer.strip() == CANCEL:
@@ -459,9 +469,9 @@ class PromptGame:
     def between_rounds(self) -> None:
         """Wait for the next round, as the full game's result screen does: Enter goes on, ``s`` saves, ``q`` quits."""
         lang = self.lang
-        question = f"⏎ {tr('key_next_round', lang)} · s {tr('key_save', lang)} · q {tr('key_quit', lang)} > "
+        question = footer([("⏎", "key_next_round"), ("s", "key_save"), ("q", "key_quit")], lang)
         while True:
-            answer = self.ask(question).strip().lower()
+            answer = self.ask(f"{question} {PROMPT}").strip().lower()
             if not answer:
                 return
             if answer in ("s", "save", "speichern"):
