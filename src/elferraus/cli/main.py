@@ -76,7 +76,11 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--seed", type=int, default=None, help="seed of the deal (default: a new one each time)")
     play.add_argument("--lang", choices=["en", "de"], default=None, help="language (default: the system locale)")
     play.add_argument(
-        "--save", metavar="FILE", default=None, help="append the game record(s) to FILE (default: not saved)"
+        "--save",
+        metavar="FILE",
+        default=None,
+        help="the game's own save file: the match's records, rewritten at each round's end and offered first by "
+        "'s' (default: none; 's' then offers a new file in the user's data folder)",
     )
     play.add_argument(
         "--delay", type=float, default=None, help="seconds a computer move takes (default 0.6; 0 at --plain)"
