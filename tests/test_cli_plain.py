@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 from textual.pilot import Pilot
-from textual.widgets import DataTable, RichLog, Static
+from textual.widgets import RichLog, Static
 from textual.widgets._footer import FooterKey
 
 from elferraus.cli.main import main
@@ -91,10 +91,10 @@ DIALOGUE: dict[str, dict[Lang, tuple[list[str], list[str]]]] = {
                 "  Computer 2 (medium) · 15 cards\n",
                 "  Computer 3 (medium) · 14 cards · opened with R11\n",
                 "  Computer 4 (medium) · 12 cards · laid B11 Y11 Y12\n",
-                "  pile 20\n",
+                "  pile: 20 cards\n",
                 "R ●   ·  ·  ·  ·  ·  ·  ·  ·  · +10 [11] +12",
                 "your turn: lay a card, or draw (you have laid nothing yet)\n",
-                "You · 15: R4 R6 R7 R10* R19 │ Y7 Y17 │ G1 G10 G11* G20 │ B2 B5 B9 B12*\n",
+                "You · 15 cards: R4 R6 R7 R10* R19 │ Y7 Y17 │ G1 G10 G11* G20 │ B2 B5 B9 B12*\n",
                 KEYS["en"],
             ],
         ),
@@ -103,11 +103,11 @@ DIALOGUE: dict[str, dict[Lang, tuple[list[str], list[str]]]] = {
             [
                 "Elfer raus! · Klassisch\n",
                 "  Computer 2 (mittel) · 15 Karten\n",
-                "  Computer 3 (mittel) · 14 Karten · eröffnete mit R11\n",
-                "  Stapel 20\n",
+                "  Computer 3 (mittel) · 14 Karten · eröffnet mit R11\n",
+                "  Stapel: 20 Karten\n",
                 "G ■                                  +11 (nicht eröffnet)",
                 "du bist dran: lege an oder zieh (du hast noch nichts angelegt)\n",
-                "Du · 15: R4 R6 R7 R10* R19 │ Y7 Y17 │ G1 G10 G11* G20 │ B2 B5 B9 B12*\n",
+                "Du · 15 Karten: R4 R6 R7 R10* R19 │ Y7 Y17 │ G1 G10 G11* G20 │ B2 B5 B9 B12*\n",
                 KEYS["de"],
             ],
         ),
@@ -167,10 +167,10 @@ DIALOGUE: dict[str, dict[Lang, tuple[list[str], list[str]]]] = {
             [
                 "You laid G11\n",
                 "lay more cards, or end your turn\n",
-                "You · 14: ",
+                "You · 14 cards: ",
                 "Your last turn is taken back.\n",
                 "your turn: lay a card, or draw (you have laid nothing yet)\n",
-                "You · 15: ",
+                "You · 15 cards: ",
             ],
         ),
         "de": (
@@ -179,7 +179,7 @@ DIALOGUE: dict[str, dict[Lang, tuple[list[str], list[str]]]] = {
                 "Du legst G11 an\n",
                 "lege weitere Karten an oder beende deinen Zug\n",
                 "Dein letzter Zug ist zurückgenommen.\n",
-                "Du · 15: ",
+                "Du · 15 Karten: ",
             ],
         ),
     },
@@ -448,25 +448,30 @@ def test_the_end_of_a_round_reads_as_the_result_screen(lang: Lang, rounds: int) 
                 await pilot.pause(0.01)
             screen = app.screen
             await pilot.pause()
-            scores = screen.query_one(DataTable)
-            full["title"] = str(screen.query_one("#title", Static).content)
-            full["winner"] = str(screen.query_one("#winner", Static).content)
-            full["columns"] = [str(column.label) for column in scores.columns.values()]
-            full["rows"] = [[str(cell) for cell in scores.get_row_at(index)] for index in range(scores.row_count)]
+            for name in ("title", "winner", "round", "match", "then"):
+                found = screen.query(f"#{name}")
+                if found:
+                    full[name] = found.first(Static).content
+            full["round_title"] = screen.query_one("#round", Static).border_title
 
     asyncio.run(run())
     assert len(table.match.scores) == 1
     prompt.show_result()
-    plain = out.getvalue().rstrip("\n").split("\n\n")[-1].splitlines()
+    printed = out.getvalue().rstrip("\n")
+    plain = printed[printed.rindex(result_lines(table, lang)[0]) :].splitlines()
     assert plain == result_lines(table, lang)
-    assert plain[0] == full["title"]
-    assert "\n".join(plain[1 : 1 + len(str(full["winner"]).splitlines())]) == full["winner"] == winner_line(table, lang)
-    header = plain[len(str(full["winner"]).splitlines()) + 1]
-    assert header.split() == " ".join(str(column) for column in full["columns"]).split()  # type: ignore[union-attr]
-    body = plain[-table.players :]
-    rows = full["rows"]
-    assert isinstance(rows, list)
-    assert [" ".join(line.split()) for line in body] == [" ".join(" ".join(row).split()) for row in rows]
+    assert plain[0] == str(full["title"])
+    winner = str(full["winner"]).splitlines()
+    assert plain[1 : 1 + len(winner)] == winner == winner_line(table, lang).splitlines()
+    body = plain[len(winner) + 2 :]
+    assert body[0] == full["round_title"]
+    shown_round = [line.rstrip() for line in str(full["round"]).splitlines()]
+    assert [line.strip() for line in body[1 : 1 + len(shown_round)]] == [line.strip() for line in shown_round]
+    assert ("match" in full) == (rounds > 1)
+    if "match" in full:
+        shown_match = [line.rstrip().strip() for line in str(full["match"]).splitlines()]
+        assert all(line in [text.strip() for text in body] for line in shown_match)
+    assert plain[-1] == str(full["then"])
 
 
 ROUND_TWO = {"en": "Elfer raus! · Round 2 of 2 · Classic", "de": "Elfer raus! · Runde 2 von 2 · Klassisch"}

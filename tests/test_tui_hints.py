@@ -12,10 +12,10 @@ import pytest
 from elferraus.bots import Advice
 from elferraus.cards import CARDS, Card, parse_cards
 from elferraus.game import Game
+from elferraus.hints import effect_of, hint_line
 from elferraus.i18n import Lang
 from elferraus.moves import DRAW, PASS, Move
 from elferraus.position import read_position
-from elferraus.tui.hint_words import effect_of, hint_line
 
 NAMES = ["You", "Anna", "Ben"]
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from elferraus.bots import Advice
 from elferraus.cards import ELEVEN, NUMBERS, Card, Color
 from elferraus.i18n import Lang, tr
 from elferraus.moves import DRAW, PASS, Move
@@ -321,29 +320,11 @@ def match_message(leaders: Sequence[int], points: int, *, you: int | None) -> Me
 # -- the expert's hint, taking back ------------------------------------------------
 
 
-def hint_line(advice: Advice, lang: Lang) -> str:
-    """The expert's advice in one line: ``"Hint: B11: it won 87 % of 3248 simulated endings; draw: 80 %."``."""
-
-    def word(move: Move) -> str:
-        return tr("move_draw", lang) if move is DRAW else tr("move_pass", lang) if move is PASS else str(move)
-
-    if advice.reason == "only":
-        return tr("hint_only", lang, move=word(advice.move))
-    if advice.reason == "go_out":
-        return tr("hint_go_out", lang, move=word(advice.move))
-    (_, rate), *others = advice.rates
-    if not others:
-        return tr("hint_search_alone", lang, move=word(advice.move), rate=round(100 * rate), samples=advice.samples)
-    other, other_rate = others[0]
-    return tr(
-        "hint_search",
-        lang,
-        move=word(advice.move),
-        rate=round(100 * rate),
-        samples=advice.samples,
-        other=word(other),
-        other_rate=round(100 * other_rate),
-    )
+def pile_words(count: int, lang: Lang) -> str:
+    """How many cards the pile holds, label and value apart: ``pile: 12 cards``."""
+    if count == 0:
+        return tr("pile_none", lang)
+    return tr("pile_one", lang) if count == 1 else tr("pile_count", lang, n=count)
 
 
 def undo_note(movers: Sequence[int], seat: int) -> Message:

@@ -21,6 +21,7 @@ from typing import Literal
 from rich.console import Console
 
 from elferraus.errors import IllegalMoveError, NotationError, RecordError
+from elferraus.hints import hint_line
 from elferraus.i18n import Lang, detect_language, explain, tr
 from elferraus.moves import DRAW, PASS, Move
 from elferraus.saving import (
@@ -33,14 +34,15 @@ from elferraus.saving import (
 )
 from elferraus.seating import PERSON, computer_levels, seat_name
 from elferraus.session import Seat, Table, TableSetup
+from elferraus.tui.result_screen import is_match, match_content, match_title, next_line, round_content, winner_line
 from elferraus.words import (
     describe_turn,
     forced_line,
     hand_text,
-    hint_line,
     is_opening,
     last_turns,
     log_line,
+    pile_words,
     row_lines,
     status_line,
     undo_note,
@@ -73,8 +75,6 @@ COMMAND_WORDS: dict[str, Command] = {
     "exit": "quit",
 }
 YES = {"y", "yes", "j", "ja"}
-MAX_ROUND_COLUMNS = 5
-"""The result shows the points of this many most recent rounds, then the totals (as the full game's does)."""
 PROMPT = "> "
 """The prompt for a typed line; the keys it takes are said on the line above, or before it."""
 CANCEL = "-"
@@ -170,56 +170,30 @@ def opponent_lines(table: Table, lang: Lang, viewer: int = HUMAN) -> list[str]:
 
 
 def hand_line(table: Table, lang: Lang, *, fitting: bool, markup: bool = False) -> str:
-    """The person's hand as the full game shows it: ``You · 15: R4 R10* │ Y7 ...``.
+    """The person's hand as the full game shows it: ``You · 15 cards: R4 R10* │ Y7 ...``.
 
     With ``fitting`` (his turn, a choice to make) the cards that fit now are marked ``*``.
     """
     view = table.game.view(HUMAN)
     fits = [move.card for move in view.legal if move.card is not None] if fitting else []
     cards = hand_text(view.hand, fits, markup=markup, separator=" │ ")
-    return f"{table.names[HUMAN]} · {len(view.hand)}: {cards}"
+    count = len(view.hand)
+    label = tr("hand_label_one" if count == 1 else "hand_label", lang, name=table.names[HUMAN], n=count)
+    return f"{label}{cards}"
 
 
 def result_lines(table: Table, lang: Lang) -> list[str]:
-    """The end of a round as the full game's result screen shows it: title, winner, points and cards left."""
-    game, match = table.game, table.match
-    winner = game.winner
-    assert winner is not None
-    single = table.setup.rounds == 1 and table.setup.target is None
-    title = tr("result_title_single", lang) if single else tr("result_title", lang, round=len(match.scores))
-    won = tr("winner_you", lang) if table.people == (winner,) else tr("winner_other", lang, name=table.names[winner])
-    lines = [f"{tr('app_title', lang)} · {title}", won]
-    if match.is_over() and not single:
-        leaders = match.leaders()
-        points = match.totals[leaders[0]]
-        if len(leaders) > 1:
-            names = ", ".join(table.names[seat] for seat in leaders)
-            lines.append(tr("match_over_tie", lang, points=points, names=names))
-        elif table.people == (leaders[0],):
-            lines.append(tr("match_over_you", lang, points=points))
-        else:
-            lines.append(tr("match_over_other", lang, name=table.names[leaders[0]], points=points))
-    several = len(match.scores) > 1 or not single
-    shown = range(max(0, len(match.scores) - MAX_ROUND_COLUMNS), len(match.scores)) if several else range(0)
-    header = [tr("result_player", lang)]
-    header += [tr("round_short", lang, round=number + 1) for number in shown] or [tr("result_points", lang)]
-    if several:
-        header.append(tr("result_total", lang))
-    header.append(tr("result_left", lang))
-    last = match.scores[-1]
-    rows = [header]
-    for seat in sorted(range(table.players), key=lambda s: (match.totals[s], last[s])):
-        row = [table.names[seat]]
-        row += [str(match.scores[number][seat]) for number in shown] or [str(last[seat])]
-        if several:
-            row.append(str(match.totals[seat]))
-        rows.append([*row, hand_text(game.hand(seat))])
-    widths = [max(len(row[column]) for row in rows) for column in range(len(header) - 1)]
-    for row in rows:
-        name, *figures, left = row
-        cells = [name.ljust(widths[0]), *(text.rjust(width) for text, width in zip(figures, widths[1:], strict=True))]
-        lines.append("  " + "  ".join([*cells, left]))
-    return lines
+    """The end of a round as the full game's result screen shows it: title, who went out, this round's
+    cards and points, the match so far, and what comes next (the same functions make both)."""
+    number = len(table.match.scores)
+    title = tr("result_title", lang, round=number) if is_match(table) else tr("result_title_single", lang)
+    lines = [f"{tr('app_title', lang)} · {title}", *winner_line(table, lang).splitlines(), ""]
+    lines.append(tr("result_this_round", lang) if is_match(table) else tr("result_this_game", lang))
+    lines += ["  " + line.rstrip() for line in round_content(table, lang).plain.splitlines()]
+    if is_match(table):
+        lines += ["", match_title(table, lang)]
+        lines += ["  " + line.rstrip() for line in match_content(table, lang).plain.splitlines()]
+    return [*lines, "", next_line(table, lang)]
 
 
 class PromptGame:
@@ -274,7 +248,7 @@ class PromptGame:
         self.say(title_line(table, lang))
         for line in opponent_lines(table, lang):
             self.say(line)
-        self.say(f"  {tr('pile', lang)} {view.pile}")
+        self.say(f"  {pile_words(view.pile, lang)}")
         for line in row_lines(view.rows, table.game.rules.colors, lang, markup=markup):
             self.console.print(line, markup=markup)
         self.say(status_line(view, lang))
@@ -322,7 +296,8 @@ class PromptGame:
             self.say(tr("help_keys_plain", lang, draw=key("d", lang), end=key("e", lang)))
             self.say(tr("help_rules", lang, max_draws=rules.max_draws, must_play=must_play))
         elif choice == "hint":
-            self.say(hint_line(self.table.hint(), lang))
+            game = self.table.game
+            self.say(hint_line(game.view(game.turn), self.table.hint(), self.table.names, lang))
         elif choice == "moves":
             legal = self.table.game.legal_moves()
             self.say(tr("legal_now", lang, moves=", ".join(move_word(move, lang) for move in legal)))

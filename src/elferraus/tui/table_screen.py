@@ -23,14 +23,14 @@ from textual.worker import get_current_worker
 
 from elferraus.bots import Advice
 from elferraus.errors import IllegalMoveError
-from elferraus.i18n import Lang, explain, format_number, tr
+from elferraus.hints import hint_line
+from elferraus.i18n import explain, format_number, tr
 from elferraus.moves import DRAW, PASS, Move
 from elferraus.tui.dialogs import HandoffScreen
-from elferraus.tui.hint_words import hint_line
 from elferraus.tui.keys import localize_bindings
 from elferraus.tui.made_moves import coming_line, made_line
 from elferraus.tui.widgets import HandView, OpponentsView, RowsView, SeatLine
-from elferraus.words import describe_turn, is_opening, last_lay, last_turns, log_line, status_line
+from elferraus.words import describe_turn, is_opening, last_lay, last_turns, log_line, pile_words, status_line
 
 if TYPE_CHECKING:
     from elferraus.tui.app import ElferRausApp
@@ -43,13 +43,6 @@ PACES = (0.0, 0.2, 0.4, 0.6, 1.0, 1.5, 2.5)
 _TURN_ACTIONS = frozenset({"go", "draw", "end_turn"})
 """The person's actions on his own turn; the footer shows them only then."""
 _TABLE_ACTIONS = frozenset({"cursor", "cursor_fitting", "go", "draw", "end_turn", "hint", "undo", "undo_refused"})
-
-
-def pile_words(count: int, lang: Lang) -> str:
-    """How many cards the pile holds, label and value apart: ``pile: 12 cards``."""
-    if count == 0:
-        return tr("pile_none", lang)
-    return tr("pile_one", lang) if count == 1 else tr("pile_count", lang, n=count)
 
 
 class TableScreen(Screen[None]):
