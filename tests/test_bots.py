@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import gc
 import random
+import sys
 import types
+from pathlib import Path
 
 import pytest
 
@@ -215,3 +217,15 @@ def test_a_player_who_lays_whatever_he_can_is_never_seen_holding_back() -> None:
 def test_a_blocker_is_seen_holding_back() -> None:
     seen = _tracked("medium", 40)
     assert sum(1 for keeps, holdbacks in seen if keeps or holdbacks) >= 30
+
+
+def test_the_search_players_play_their_golden_games_move_for_move() -> None:
+    """``tests/data/golden-search.jsonl`` was made before the search players read their knowledge once per
+    round of samples instead of once per sample: the same games, byte for byte."""
+    sys.path.insert(0, str(Path(__file__).parent / "data"))
+    try:
+        from make_golden_search import golden_search_lines
+    finally:
+        sys.path.pop(0)
+    golden = (Path(__file__).parent / "data" / "golden-search.jsonl").read_text(encoding="utf-8").splitlines()
+    assert golden_search_lines() == golden

@@ -163,6 +163,57 @@ def test_search_same_in_c_and_python(rules_name: str) -> None:
         assert [playouts for _, playouts, _ in expected[0]] == [args["samples"]] * len(args["candidates"])
 
 
+def _schedule(args: dict[str, Any], rng: random.Random, count: int) -> list[tuple[tuple[int, ...], int]]:
+    players = len(args["counts"])
+    return [(tuple(rng.randrange(3) for _ in range(players)), rng.getrandbits(64)) for _ in range(count)]
+
+
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
+@pytest.mark.parametrize("rules_name", RULE_SETS)
+def test_search_rounds_is_one_search_of_one_sample_per_entry(implementation: str, rules_name: str) -> None:
+    impl = _impl(implementation)
+    rng = random.Random(len(rules_name))
+    for args in _search_cases(rules_name, 12 if implementation == "python" else 40):
+        schedule = _schedule(args, rng, 5)
+        shared = {key: value for key, value in args.items() if key not in ("policies", "samples", "seed")}
+        expected = [
+            tuple(wins for wins, _, _ in impl.search(**shared, policies=policies, samples=1, seed=seed)[0])
+            for policies, seed in schedule
+        ]
+        assert impl.search_rounds(**shared, schedule=schedule) == expected
+
+
+@pytest.mark.parametrize("rules_name", RULE_SETS)
+def test_search_rounds_same_in_c_and_python(rules_name: str) -> None:
+    core = _need_core()
+    rng = random.Random(7)
+    for args in _search_cases(rules_name, 40):
+        shared = {key: value for key, value in args.items() if key not in ("policies", "samples", "seed")}
+        schedule = _schedule(args, rng, 3)
+        assert core.search_rounds(**shared, schedule=schedule) == rollout.search_rounds(**shared, schedule=schedule)
+
+
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
+@pytest.mark.parametrize(
+    ("schedule", "problem"),
+    [
+        ([(2, 2)], TypeError),
+        ([((2, 2, 2),)], TypeError),
+        ([((2, 9, 2, 2), 5)], ValueError),
+        ([((2, 2), 5)], ValueError),
+        (7, TypeError),
+    ],
+)
+def test_search_rounds_refuses_a_bad_schedule(implementation: str, schedule: Any, problem: type[Exception]) -> None:
+    impl = _impl(implementation)
+    args = _search_cases("classic", 4)[-1]
+    shared = {key: value for key, value in args.items() if key not in ("policies", "samples", "seed")}
+    if len(args["counts"]) == 2 and schedule == [((2, 2), 5)]:
+        schedule = [((2, 2, 2), 5)]
+    with pytest.raises(problem):
+        impl.search_rounds(**shared, schedule=schedule)
+
+
 def test_search_same_from_the_opening() -> None:
     core = _need_core()
     for seed in range(20):

@@ -65,6 +65,25 @@ def search(
     seed: int,
     time_limit: float = 0.0,
 ) -> tuple[list[tuple[int, int, int]], int]: ...
+def search_rounds(
+    *,
+    seat: int,
+    hand: int,
+    counts: Sequence[int],
+    pile_count: int,
+    unknown: int,
+    weights: Sequence[Sequence[float] | None],
+    fit: int,
+    laid: int,
+    draws: int,
+    last_drawn: int,
+    colors: int,
+    max_draws: int,
+    must_play: bool,
+    ends_after_draw: bool,
+    candidates: Sequence[int],
+    schedule: Sequence[tuple[Sequence[int], int]],
+) -> list[tuple[int, ...]]: ...
 def sample_deals(
     *,
     seat: int,

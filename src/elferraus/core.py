@@ -75,6 +75,16 @@ def search_function() -> Callable[..., Any]:
     return reference
 
 
+def rounds_function() -> Callable[..., Any]:
+    """The search of one sample per (policies, seed) entry, for the search players' rounds of samples."""
+    if _COMPILED is not None:
+        rounds: Callable[..., Any] = _COMPILED.search_rounds
+        return rounds
+    from elferraus.rollout import search_rounds as reference
+
+    return reference
+
+
 def sampling_function() -> Callable[..., Any]:
     """The search players' sampler of hidden cards (``sample_deals``): hands and a pile that fit what one
     seat knows, each card weighted by what its history suggests."""

@@ -451,6 +451,7 @@ int er_check_candidates(const game_t *root, const long long *candidates, Py_ssiz
 PyObject *er_key_order(PyObject *module, PyObject *arg);
 PyObject *er_mask_of(PyObject *module, PyObject *arg);
 PyObject *er_search(PyObject *module, PyObject *args, PyObject *kwds);
+PyObject *er_search_rounds(PyObject *module, PyObject *args, PyObject *kwds);
 PyObject *er_sample_deals(PyObject *module, PyObject *args, PyObject *kwds);
 PyObject *er_playout(PyObject *module, PyObject *args, PyObject *kwds);
 PyObject *er_random_playouts(PyObject *module, PyObject *args, PyObject *kwds);

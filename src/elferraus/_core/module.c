@@ -20,6 +20,13 @@ static PyMethodDef core_functions[] = {
      "Evaluate candidate moves over sampled hidden cards: ``([(wins, playouts, penalty_sum)\n"
      "per candidate], determinizations)``. Exactly :func:`elferraus.rollout.search`; the GIL\n"
      "is released while the playouts run."},
+    {"search_rounds", (PyCFunction)(void (*)(void))er_search_rounds, METH_VARARGS | METH_KEYWORDS,
+     "search_rounds(*, seat, hand, counts, pile_count, unknown, weights, fit, laid, draws, last_drawn, colors,\n"
+     "              max_draws, must_play, ends_after_draw, candidates, schedule)\n"
+     "--\n\n"
+     "One determinization per ``(policies, seed)`` of ``schedule``: for each, the wins (0 or 1) of every\n"
+     "candidate, exactly ``search(policies=policies, samples=1, seed=seed)``. Exactly\n"
+     ":func:`elferraus.rollout.search_rounds`; the GIL is released while the playouts run."},
     {"sample_deals", (PyCFunction)(void (*)(void))er_sample_deals, METH_VARARGS | METH_KEYWORDS,
      "sample_deals(*, seat, hand, counts, pile_count, unknown, weights, samples, seed)\n--\n\n"
      "The determinizations ``search`` plays with ``seed``: ``[(hands, pile, playout_seed), ...]``.\n"

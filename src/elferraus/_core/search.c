@@ -99,62 +99,99 @@ static int keywords_only(PyObject *args, const char *function) {
     return 0;
 }
 
-PyObject *er_search(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds) {
-    static char *kwlist[] = {"seat",       "hand",     "counts",    "pile_count",      "unknown",    "weights",
-                             "fit",        "laid",     "draws",     "last_drawn",      "colors",     "max_draws",
-                             "must_play",  "ends_after_draw", "candidates", "policies", "samples", "seed",
-                             "time_limit", NULL};
-    PyObject *seat, *hand, *counts, *pile_count, *unknown_arg, *weights, *fit, *laid, *draws, *last_drawn, *colors,
-        *max_draws, *must_play, *ends_after_draw, *candidates_arg, *policies, *samples_arg, *seed_obj;
-    double time_limit = 0.0;
-    double start = monotonic_seconds();
-    if (keywords_only(args, "search") < 0 ||
-        !PyArg_ParseTupleAndKeywords(args, kwds, "OOOOOOOOOOOOOOOOOO|d:search", kwlist, &seat, &hand, &counts,
-                                     &pile_count, &unknown_arg, &weights, &fit, &laid, &draws, &last_drawn, &colors,
-                                     &max_draws, &must_play, &ends_after_draw, &candidates_arg, &policies,
-                                     &samples_arg, &seed_obj, &time_limit)) {
-        return NULL;
-    }
-    hidden_t *hidden = PyMem_Malloc(sizeof(hidden_t));
-    if (!hidden) {
-        return PyErr_NoMemory();
-    }
-    search_job_t job;
-    memset(&job, 0, sizeof(job));
+/* The arguments search and search_rounds share: the searcher's knowledge, the root and the candidates. */
+typedef struct {
+    PyObject *seat, *hand, *counts, *pile_count, *unknown, *weights, *fit, *laid, *draws, *last_drawn, *colors,
+        *max_draws, *must_play, *ends_after_draw, *candidates;
+} search_args_t;
+
+/* The buffers of one search: the candidates as move codes, and the tallies of search_job_t. */
+typedef struct {
+    hidden_t *hidden;
+    long long *numbers; /* codes (n), wins (n), penalties (n), step (2n) */
+    int8_t *candidates;
+} search_buffers_t;
+
+static void search_buffers_free(search_buffers_t *buffers) {
+    PyMem_Free(buffers->hidden);
+    PyMem_Free(buffers->numbers);
+    PyMem_Free(buffers->candidates);
+}
+
+/* Read the shared arguments into ``job`` (hidden cards, root, candidates, tallies); -1 with an exception set.
+ * The caller frees ``buffers`` either way. */
+static int search_prepare(const search_args_t *a, search_job_t *job, search_buffers_t *buffers) {
+    memset(job, 0, sizeof(*job));
+    memset(buffers, 0, sizeof(*buffers));
     mask_t unknown;
-    long long *codes = NULL, *numbers = NULL;
-    int8_t *candidates = NULL;
-    PyObject *result = NULL, *seq = NULL, *list = NULL;
-    Py_ssize_t n = 0;
-    int status;
-    if (er_hidden_args(hidden, seat, hand, counts, pile_count, unknown_arg, weights, &unknown) < 0 ||
-        er_root_args(&job.root, hidden, unknown, fit, laid, draws, last_drawn, colors, max_draws, must_play,
-                  ends_after_draw) < 0 ||
-        er_policies_arg(policies, hidden->players, job.policies) < 0) {
-        goto done;
+    PyObject *seq = NULL;
+    int status = -1;
+    if (!(buffers->hidden = PyMem_Malloc(sizeof(hidden_t)))) {
+        PyErr_NoMemory();
+        return -1;
     }
-    if (!(seq = er_int_seq(candidates_arg, "candidates"))) {
-        goto done;
+    hidden_t *hidden = buffers->hidden;
+    if (er_hidden_args(hidden, a->seat, a->hand, a->counts, a->pile_count, a->unknown, a->weights, &unknown) < 0 ||
+        er_root_args(&job->root, hidden, unknown, a->fit, a->laid, a->draws, a->last_drawn, a->colors, a->max_draws,
+                     a->must_play, a->ends_after_draw) < 0) {
+        return -1;
     }
-    n = PySequence_Fast_GET_SIZE(seq);
-    /* one block: codes (n), wins (n), penalties (n), step (2n); and the candidates as bytes */
-    numbers = PyMem_Calloc((size_t)(5 * n + 1), sizeof(long long));
-    candidates = PyMem_Malloc((size_t)n + 1);
-    if (!numbers || !candidates) {
+    if (!(seq = er_int_seq(a->candidates, "candidates"))) {
+        return -1;
+    }
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    buffers->numbers = PyMem_Calloc((size_t)(5 * n + 1), sizeof(long long));
+    buffers->candidates = PyMem_Malloc((size_t)n + 1);
+    if (!buffers->numbers || !buffers->candidates) {
         PyErr_NoMemory();
         goto done;
     }
-    codes = numbers;
+    long long *codes = buffers->numbers;
     for (Py_ssize_t k = 0; k < n; k++) {
         if (er_ll_arg(PySequence_Fast_GET_ITEM(seq, k), "an item of candidates", &codes[k]) < 0) {
             goto done;
         }
     }
-    if (er_check_candidates(&job.root, codes, n) < 0) {
+    if (er_check_candidates(&job->root, codes, n) < 0) {
         goto done;
     }
     for (Py_ssize_t k = 0; k < n; k++) {
-        candidates[k] = (int8_t)codes[k];
+        buffers->candidates[k] = (int8_t)codes[k];
+    }
+    job->hidden = hidden;
+    job->candidates = buffers->candidates;
+    job->n_candidates = n;
+    job->wins = buffers->numbers + n;
+    job->penalties = buffers->numbers + 2 * n;
+    job->step = buffers->numbers + 3 * n;
+    status = 0;
+done:
+    Py_DECREF(seq);
+    return status;
+}
+
+PyObject *er_search(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds) {
+    static char *kwlist[] = {"seat",       "hand",     "counts",    "pile_count",      "unknown",    "weights",
+                             "fit",        "laid",     "draws",     "last_drawn",      "colors",     "max_draws",
+                             "must_play",  "ends_after_draw", "candidates", "policies", "samples", "seed",
+                             "time_limit", NULL};
+    search_args_t a;
+    PyObject *policies, *samples_arg, *seed_obj;
+    double time_limit = 0.0;
+    double start = monotonic_seconds();
+    if (keywords_only(args, "search") < 0 ||
+        !PyArg_ParseTupleAndKeywords(args, kwds, "OOOOOOOOOOOOOOOOOO|d:search", kwlist, &a.seat, &a.hand, &a.counts,
+                                     &a.pile_count, &a.unknown, &a.weights, &a.fit, &a.laid, &a.draws, &a.last_drawn,
+                                     &a.colors, &a.max_draws, &a.must_play, &a.ends_after_draw, &a.candidates,
+                                     &policies, &samples_arg, &seed_obj, &time_limit)) {
+        return NULL;
+    }
+    search_job_t job;
+    search_buffers_t buffers;
+    PyObject *result = NULL, *list = NULL;
+    int status;
+    if (search_prepare(&a, &job, &buffers) < 0 || er_policies_arg(policies, job.hidden->players, job.policies) < 0) {
+        goto done;
     }
     if (er_ll_arg(samples_arg, "samples", &job.samples) < 0) {
         goto done;
@@ -166,14 +203,8 @@ PyObject *er_search(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
     if (er_seed_arg(seed_obj, &job.seed) < 0) {
         goto done;
     }
-    job.hidden = hidden;
-    job.candidates = candidates;
-    job.n_candidates = n;
     job.time_limit = time_limit;
     job.start = start;
-    job.wins = numbers + n;
-    job.penalties = numbers + 2 * n;
-    job.step = numbers + 3 * n;
     Py_BEGIN_ALLOW_THREADS
     status = search_run(&job);
     Py_END_ALLOW_THREADS
@@ -181,6 +212,7 @@ PyObject *er_search(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
         er_run_error(status);
         goto done;
     }
+    Py_ssize_t n = job.n_candidates;
     if (!(list = PyList_New(n))) {
         goto done;
     }
@@ -194,10 +226,104 @@ PyObject *er_search(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
     result = Py_BuildValue("(OL)", list, job.done);
 done:
     Py_XDECREF(list);
-    Py_XDECREF(seq);
-    PyMem_Free(hidden);
-    PyMem_Free(numbers);
-    PyMem_Free(candidates);
+    search_buffers_free(&buffers);
+    return result;
+}
+
+/* One determinization per entry of the schedule, each seeded and with the playout policies of its entry:
+ * exactly search(samples=1, policies=P, seed=S) for each (P, S), without reading the knowledge again. */
+PyObject *er_search_rounds(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds) {
+    static char *kwlist[] = {"seat",      "hand",       "counts",          "pile_count", "unknown",
+                             "weights",   "fit",        "laid",            "draws",      "last_drawn",
+                             "colors",    "max_draws",  "must_play",       "ends_after_draw", "candidates",
+                             "schedule",  NULL};
+    search_args_t a;
+    PyObject *schedule;
+    if (keywords_only(args, "search_rounds") < 0 ||
+        !PyArg_ParseTupleAndKeywords(args, kwds, "OOOOOOOOOOOOOOOO:search_rounds", kwlist, &a.seat, &a.hand,
+                                     &a.counts, &a.pile_count, &a.unknown, &a.weights, &a.fit, &a.laid, &a.draws,
+                                     &a.last_drawn, &a.colors, &a.max_draws, &a.must_play, &a.ends_after_draw,
+                                     &a.candidates, &schedule)) {
+        return NULL;
+    }
+    search_job_t job;
+    search_buffers_t buffers;
+    PyObject *result = NULL, *entries = NULL;
+    int8_t *policies = NULL;
+    uint64_t *seeds = NULL;
+    long long *won = NULL;
+    int status = RUN_OK;
+    if (search_prepare(&a, &job, &buffers) < 0) {
+        goto done;
+    }
+    if (!(entries = PySequence_Fast(schedule, "schedule must be a sequence of (policies, seed) pairs"))) {
+        goto done;
+    }
+    Py_ssize_t rounds = PySequence_Fast_GET_SIZE(entries), n = job.n_candidates;
+    policies = PyMem_Calloc((size_t)(rounds * MAX_PLAYERS + 1), 1);
+    seeds = PyMem_Malloc((size_t)(rounds + 1) * sizeof(uint64_t));
+    won = PyMem_Calloc((size_t)(rounds * n + 1), sizeof(long long));
+    if (!policies || !seeds || !won) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t r = 0; r < rounds; r++) {
+        PyObject *entry = PySequence_Fast_GET_ITEM(entries, r);
+        if (!PyTuple_Check(entry) || PyTuple_GET_SIZE(entry) != 2) {
+            PyErr_Format(PyExc_TypeError, "schedule entry %zd must be a (policies, seed) pair", r);
+            goto done;
+        }
+        if (er_policies_arg(PyTuple_GET_ITEM(entry, 0), job.hidden->players, policies + r * MAX_PLAYERS) < 0 ||
+            er_seed_arg(PyTuple_GET_ITEM(entry, 1), &seeds[r]) < 0) {
+            goto done;
+        }
+    }
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t r = 0; r < rounds && status == RUN_OK; r++) {
+        memcpy(job.policies, policies + r * MAX_PLAYERS, MAX_PLAYERS);
+        job.seed = seeds[r];
+        job.samples = 1;
+        job.done = 0;
+        memset(job.wins, 0, (size_t)n * sizeof(long long));
+        memset(job.penalties, 0, (size_t)n * sizeof(long long));
+        status = search_run(&job);
+        for (Py_ssize_t k = 0; k < n; k++) {
+            won[r * n + k] = job.wins[k];
+        }
+    }
+    Py_END_ALLOW_THREADS
+    if (status != RUN_OK) {
+        er_run_error(status);
+        goto done;
+    }
+    PyObject *list = PyList_New(rounds);
+    if (!list) {
+        goto done;
+    }
+    for (Py_ssize_t r = 0; r < rounds; r++) {
+        PyObject *outcome = PyTuple_New(n);
+        if (!outcome) {
+            Py_DECREF(list);
+            goto done;
+        }
+        for (Py_ssize_t k = 0; k < n; k++) {
+            PyObject *value = PyLong_FromLongLong(won[r * n + k]);
+            if (!value) {
+                Py_DECREF(outcome);
+                Py_DECREF(list);
+                goto done;
+            }
+            PyTuple_SET_ITEM(outcome, k, value);
+        }
+        PyList_SET_ITEM(list, r, outcome);
+    }
+    result = list;
+done:
+    Py_XDECREF(entries);
+    PyMem_Free(policies);
+    PyMem_Free(seeds);
+    PyMem_Free(won);
+    search_buffers_free(&buffers);
     return result;
 }
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -32,16 +32,14 @@ from elferraus.moves import Move
 from elferraus.rules import Rules
 from elferraus.view import SeatView
 
-SearchFunction = Callable[..., tuple[list[tuple[int, int, int]], int]]
-
 POLICY_GREEDY = 1
 POLICY_MEDIUM = 2
 GREEDY_PRIOR = 0.85
 """How likely an opponent is taken to lay whatever he can, until he is seen holding a card back."""
 
 
-def _search_function() -> SearchFunction:
-    return core.search_function()
+def _rounds_function() -> Callable[..., list[tuple[int, ...]]]:
+    return core.rounds_function()
 
 
 @dataclass(frozen=True)
@@ -77,7 +75,8 @@ class SearchBot(Bot):
         self._tracker: Tracker | None = None
         self._heuristic = MediumBot(seed)
         """Its tie-break and going-out moves; it decides on this bot's own knowledge."""
-        self._search = _search_function()
+        self._search_rounds = _rounds_function()
+        self._undecided: tuple[bool, ...] = ()
 
     def start_game(self, seat: int, players: int, rules: Rules) -> None:
         """Forget the last game."""
@@ -105,11 +104,14 @@ class SearchBot(Bot):
         codes = tuple(move.code for move in candidates)
         tally = _PairedTally(len(candidates))
         arguments = self._arguments(view, knowledge)
+        del arguments["policies"]  # each sample draws its own (the schedule)
+        self._undecided = self._undecided_seats(view)
         while tally.samples < self.max_samples:
-            for _ in range(self.round_samples):
-                arguments["policies"] = self._opponent_models(view)
-                results, _done = self._search(candidates=codes, samples=1, seed=self._rng.getrandbits(64), **arguments)
-                tally.add([wins for wins, _playouts, _penalty in results])
+            # Per sample its opponent models, then its seed, in that order from one stream: the schedule of
+            # a round is what a search of one sample at a time would draw.
+            schedule = [(self._opponent_models(view), self._rng.getrandbits(64)) for _ in range(self.round_samples)]
+            for outcome in self._search_rounds(candidates=codes, schedule=schedule, **arguments):
+                tally.add(outcome)
             if tally.samples >= 2 * self.round_samples and tally.settled(self.confidence, self.indifference):
                 break
         order = sorted(range(len(candidates)), key=lambda i: (tally.wins[i], candidates[i] is heuristic), reverse=True)
@@ -117,7 +119,7 @@ class SearchBot(Bot):
         return Advice(candidates[order[0]], "search", rates, tally.samples)
 
     def _opponent_models(self, view: SeatView) -> tuple[int, ...]:
-        """The playout policy of each seat for one round of samples.
+        """The playout policy of each seat for one sample.
 
         Itself: the medium heuristic. Each opponent: greedy or medium at random,
         greedy only while he has never been seen holding a card back (keeping a
@@ -125,13 +127,20 @@ class SearchBot(Bot):
         earlier turn): a player who lays whatever he can never does either.
         Over the samples this mixes the two models by what the opponent showed.
         """
+        rng = self._rng
+        return tuple(
+            POLICY_GREEDY if undecided and rng.random() < GREEDY_PRIOR else POLICY_MEDIUM
+            for undecided in self._undecided
+        )
+
+    def _undecided_seats(self, view: SeatView) -> tuple[bool, ...]:
+        """Per seat, whether its model is drawn at random: an opponent never seen holding a card back (what
+        it has shown does not change while the player thinks, so it is read once per decision)."""
         tracker = self._tracker
-        policies = []
-        for seat in range(view.players):
-            shown = tracker is not None and bool(tracker.keeps[seat] or tracker.holdbacks[seat])
-            greedy = seat != view.seat and not shown and self._rng.random() < GREEDY_PRIOR
-            policies.append(POLICY_GREEDY if greedy else POLICY_MEDIUM)
-        return tuple(policies)
+        return tuple(
+            seat != view.seat and not (tracker is not None and bool(tracker.keeps[seat] or tracker.holdbacks[seat]))
+            for seat in range(view.players)
+        )
 
     @staticmethod
     def _arguments(view: SeatView, knowledge: Knowledge) -> dict[str, Any]:
@@ -174,19 +183,23 @@ class _PairedTally:
         self._split = [[0] * count for _ in range(count)]
         """_split[i][j]: samples that i and j ended differently."""
 
-    def add(self, outcome: list[int]) -> None:
+    def add(self, outcome: Sequence[int]) -> None:
         """One sample: 1 for each candidate that won it, else 0."""
         self.samples += 1
-        for i, won in enumerate(outcome):
-            self.wins[i] += won
         winners = [i for i, won in enumerate(outcome) if won]
-        if 0 < len(winners) < len(outcome):
+        if not winners:
+            return
+        wins = self.wins
+        for i in winners:
+            wins[i] += 1
+        if len(winners) < len(outcome):
             losers = [i for i, won in enumerate(outcome) if not won]
             for i in winners:
+                lead_i, split_i = self._lead[i], self._split[i]
                 for j in losers:
-                    self._lead[i][j] += 1
+                    lead_i[j] += 1
                     self._lead[j][i] -= 1
-                    self._split[i][j] += 1
+                    split_i[j] += 1
                     self._split[j][i] += 1
 
     def settled(self, confidence: float, indifference: float) -> bool:

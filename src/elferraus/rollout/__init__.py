@@ -13,6 +13,8 @@ callers use the compiled one when it was built::
 Functions (all arguments keyword-only except in :func:`random_playouts`):
 
 - :func:`search`: win counts, playout counts and penalty sums per candidate;
+- :func:`search_rounds`: :func:`search` of one sample for each of a list of (policies, seed), the
+  wins of each candidate per sample;
 - :func:`sample_deals`: the determinizations :func:`search` plays (hands,
   pile, playout seed), for tests and diagnostics;
 - :func:`playout`: the moves of one playout from a fully known position;
@@ -110,7 +112,7 @@ information); ties go to the lowest card index.
 
 from __future__ import annotations
 
-from elferraus.rollout.search import playout, random_playouts, sample_deals, search
+from elferraus.rollout.search import playout, random_playouts, sample_deals, search, search_rounds
 from elferraus.rollout.simulation import MAX_ACTIONS, POLICY_GREEDY, POLICY_MEDIUM, POLICY_RANDOM, SplitMix64
 
 __all__ = [
@@ -123,4 +125,5 @@ __all__ = [
     "random_playouts",
     "sample_deals",
     "search",
+    "search_rounds",
 ]

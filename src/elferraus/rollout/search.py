@@ -9,6 +9,7 @@ import math
 import operator
 import time
 from collections.abc import Sequence
+from typing import Any
 
 from elferraus.cards import NUMBERS
 from elferraus.moves import DRAW_CODE, PASS_CODE
@@ -398,6 +399,24 @@ def search(
         if late:
             break
     return [(w, n, p) for w, n, p in results], done
+
+
+def search_rounds(*, schedule: Sequence[tuple[Sequence[int], int]], **arguments: Any) -> list[tuple[int, ...]]:
+    """One determinization per ``(policies, seed)`` of ``schedule``: for each, whether every candidate won.
+
+    Exactly ``search(policies=policies, samples=1, seed=seed, **arguments)`` for each entry, its wins (0 or
+    1) per candidate: the search players draw a new opponent model for every sample, and so read their
+    knowledge once per round of samples instead of once per sample. ``arguments`` are those of
+    :func:`search` but ``policies``, ``samples``, ``seed`` and ``time_limit``.
+    """
+    outcomes = []
+    for index, entry in enumerate(schedule):
+        if not isinstance(entry, tuple) or len(entry) != 2:
+            raise TypeError(f"schedule entry {index} must be a (policies, seed) pair")
+        policies, seed = entry
+        results, _done = search(policies=policies, samples=1, seed=seed, **arguments)
+        outcomes.append(tuple(wins for wins, _playouts, _penalty in results))
+    return outcomes
 
 
 def sample_deals(
