@@ -40,12 +40,13 @@ _STYLE: dict[Any, Any] = {
 
 
 @contextmanager
-def figure(width: float = 6.4, height: float = 3.6, columns: int = 1) -> Iterator[tuple[Figure, list[Axes]]]:
-    """A new figure with ``columns`` axes side by side, in the report's style; closed afterwards."""
+def figure(panels: int = 1, height: float = 3.6, width: float = 6.4) -> Iterator[tuple[Figure, list[Axes]]]:
+    """A new figure of ``panels`` axes one above the other (so that each stays readable on a phone), in the
+    report's style; closed afterwards."""
     with plt.rc_context(_STYLE):
-        fig, axes = plt.subplots(1, columns, figsize=(width, height), squeeze=False)
+        fig, axes = plt.subplots(panels, 1, figsize=(width, height * panels), squeeze=False)
         try:
-            yield fig, list(axes[0])
+            yield fig, [row[0] for row in axes]
         finally:
             plt.close(fig)
 

@@ -99,7 +99,7 @@ def measure(data: StudyData, sizes: Sizes, seed: int) -> dict[str, Any]:
 def section(results: dict[str, Any], words: Words) -> Section:
     """The good-hand section of the report."""
     figures = results["hands"]
-    with figure(columns=2, width=9.6) as (fig, (left, right)):
+    with figure(panels=2) as (fig, (left, right)):
         for offset, level in enumerate(LEVELS):
             groups = figures[level]["by_feature"]["elevens"]
             values, bars = error_bars(groups, "win_share")

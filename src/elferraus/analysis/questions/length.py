@@ -62,7 +62,7 @@ def section(results: dict[str, Any], words: Words) -> Section:
     """The length section of the report."""
     figures = results["length"]
     classic = [figures["classic"][str(p)] for p in PLAYER_COUNTS]
-    with figure(columns=2, width=9.6) as (fig, (left, right)):
+    with figure(panels=2) as (fig, (left, right)):
         histogram = results["length_histogram"]
         edges = histogram["edges"]
         left.stairs(histogram["counts"], edges, fill=True, color=LEVEL_COLOURS[LEVEL], alpha=0.7)

@@ -66,7 +66,7 @@ def section(results: dict[str, Any], words: Words) -> Section:
     """The luck-or-skill section of the report."""
     figures = results["luck"]["classic"]
     entries = [figures[str(p)] for p in PLAYER_COUNTS]
-    with figure(columns=2, width=9.6) as (fig, (left, right)):
+    with figure(panels=2) as (fig, (left, right)):
         values, bars = error_bars([entry["better_wins"] for entry in entries], "win_share")
         left.bar(PLAYER_COUNTS, values, 0.6, yerr=bars, capsize=3, color=LEVEL_COLOURS[BETTER], label=BETTER)
         left.plot(PLAYER_COUNTS, [100 / p for p in PLAYER_COUNTS], "--", color=ACCENT, label=words("common.parity"))

@@ -79,7 +79,7 @@ def section(results: dict[str, Any], words: Words) -> Section:
     """The penalty-points section of the report."""
     figures = results["penalties"]
     four = figures["4"]
-    with figure(columns=2, width=9.6) as (fig, (left, right)):
+    with figure(panels=2) as (fig, (left, right)):
         histogram = four["loser"]["histogram"]
         total = max(1, sum(histogram["counts"]))
         left.stairs(

@@ -62,7 +62,7 @@ def section(results: dict[str, Any], words: Words) -> Section:
     figures = results["rules"]
     variants = list(VARIANTS)
     names = [words(f"rules.{variant}") for variant in variants]
-    with figure(columns=3, width=11.0, height=4.0) as (fig, panels):
+    with figure(panels=3, height=3.4) as (fig, panels):
         for panel, (field, value, scale, label) in zip(
             panels,
             (
@@ -94,11 +94,10 @@ def section(results: dict[str, Any], words: Words) -> Section:
                 )
                 if field != "length":
                     panel.axvline(100 / players, linestyle="--", color=ACCENT, linewidth=1)
-            panel.set_yticks(range(len(variants)), names if panel is panels[0] else [""] * len(variants))
+            panel.set_yticks(range(len(variants)), names)
             panel.invert_yaxis()
             panel.set_xlabel(label)
-        fig.legend(*panels[0].get_legend_handles_labels(), loc="lower center", ncols=2, fontsize=8)
-        fig.subplots_adjust(bottom=0.2)
+        panels[0].legend(fontsize=8, loc="lower left", bbox_to_anchor=(0, 1.0), ncols=2)
         picture = png(fig)
     rows = tuple(
         (

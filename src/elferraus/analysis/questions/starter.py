@@ -68,7 +68,7 @@ def measure(data: StudyData, sizes: Sizes, seed: int) -> dict[str, Any]:
 def section(results: dict[str, Any], words: Words) -> Section:
     """The starter section of the report."""
     figures = results["starter"]
-    with figure(columns=2, width=9.6) as (fig, (left, right)):
+    with figure(panels=2) as (fig, (left, right)):
         for offset, level in enumerate(LEVELS):
             entries = [figures[level][str(p)] for p in PLAYER_COUNTS]
             values, bars = error_bars(entries, "win_share")
