@@ -80,7 +80,7 @@ def rounds_function() -> Callable[..., Any]:
     if _COMPILED is not None:
         rounds: Callable[..., Any] = _COMPILED.search_rounds
         return rounds
-    from elferraus.rollout import search_rounds as reference
+    from elferraus.rollout.search import search_rounds as reference
 
     return reference
 
