@@ -19,8 +19,9 @@ from typing import Any
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from elferraus.i18n import Lang
+from elferraus.server.reactions import MAX_QUEUED_REACTIONS, REACTION_BURST, REACTION_INTERVAL
 from elferraus.server.rooms import Room, RoomError
-from elferraus.server.schemas import Act, Hello, MoveFrame, message_of, read_frame, too_deep
+from elferraus.server.schemas import Act, Hello, MoveFrame, ReactFrame, message_of, read_frame, too_deep
 
 MAX_FRAME = 4096
 """The longest text frame a client may send (bytes)."""
@@ -37,7 +38,7 @@ CLOSE_TIMEOUT = 5.0
 """Seconds the last words to a client sent away may take."""
 HELLO_TIMEOUT = 10.0
 POLICY_VIOLATION = 1008
-ANSWERED = ("unknown_type", "bad_move", "stale", "wrong_status")
+ANSWERED = ("unknown_type", "bad_move", "stale", "wrong_status", "unknown_reaction")
 """Refusals of well-formed frames that ask for something impossible: answered, but not counted as bad frames."""
 
 
@@ -93,6 +94,8 @@ class Connection:
         self._bucket = TokenBucket()
         self._flood = TokenBucket(FLOOD_RATE, FLOOD_LIMIT)
         """Refusals allowed: a client that keeps sending too fast runs out of these and is sent away."""
+        self._reactions = TokenBucket(1 / REACTION_INTERVAL, REACTION_BURST)
+        self._queued_reactions: deque[str] = deque(maxlen=MAX_QUEUED_REACTIONS)
         self._bad = 0
         self._closed = False
         self._sending_away = False
@@ -109,6 +112,11 @@ class Connection:
         self._outbox.append(json.dumps(message, separators=(",", ":")))
         self._wake.set()
 
+    def reacted(self, text: str) -> None:
+        """Queue a ``reaction`` frame of somebody in the room (the newest ones only, for a slow client)."""
+        self._queued_reactions.append(text)
+        self._wake.set()
+
     def error(self, code: str, message: str, field: object = None) -> None:
         """Queue an ``error`` (naming the ``field`` at fault, if there is one)."""
         frame: dict[str, Any] = {"type": "error", "code": code, "message": message, "seq": self.room.seq}
@@ -120,8 +128,9 @@ class Connection:
         while True:
             await self._wake.wait()
             self._wake.clear()
-            while self._outbox:
-                await self.websocket.send_text(self._outbox.popleft())
+            while self._outbox or self._queued_reactions:
+                outbox = self._outbox if self._outbox else self._queued_reactions
+                await self.websocket.send_text(outbox.popleft())
             if self._sending_away:
                 await self.websocket.close(POLICY_VIOLATION)
                 return
@@ -143,6 +152,7 @@ class Connection:
         try:
             if await self._hello():
                 self.room.listeners.add(self.state_changed)
+                self.room.audience.add(self.reacted)
                 self.room.connect(self.seat)
                 try:
                     while not self._closed:
@@ -151,6 +161,7 @@ class Connection:
                             await self._handle(frame)
                 finally:
                     self.room.listeners.discard(self.state_changed)
+                    self.room.audience.discard(self.reacted)
                     self.room.disconnect(self.seat)
         except WebSocketDisconnect:
             pass
@@ -186,7 +197,7 @@ class Connection:
         self.state_changed(self.room)
         return True
 
-    async def _receive(self, *, greeting: bool = False) -> Hello | MoveFrame | Act | None:
+    async def _receive(self, *, greeting: bool = False) -> Hello | MoveFrame | Act | ReactFrame | None:
         """The next frame, checked against its schema, or None if it was refused (and answered).
 
         Raises:
@@ -236,11 +247,16 @@ class Connection:
         self._closed = True
         self._wake.set()
 
-    async def _handle(self, frame: Hello | MoveFrame | Act) -> None:
+    async def _handle(self, frame: Hello | MoveFrame | Act | ReactFrame) -> None:
         room = self.room
         try:
             if isinstance(frame, MoveFrame):
                 await room.move(self.seat, frame.move, frame.seq)
+            elif isinstance(frame, ReactFrame):
+                room.check_reaction(self.seat)
+                if not self._reactions.take():
+                    raise RoomError("too_many_reactions", seconds=f"{REACTION_INTERVAL:g}", burst=REACTION_BURST)
+                room.react(self.seat, frame.reaction)
             elif isinstance(frame, Hello):
                 raise RoomError("wrong_status", "web_error_hello_twice")
             elif frame.type == "ping":

@@ -33,6 +33,7 @@ from elferraus.moves import Move
 from elferraus.record import read_record
 from elferraus.rules import PRESETS, Rules
 from elferraus.server.payloads import game_payload, game_text, hidden_moves, view_text
+from elferraus.server.reactions import reaction_text
 from elferraus.server.store import Finish, RoomRow, SeatRow, Store, StoreError
 from elferraus.session import Seat, Table, TableSetup, TurnError
 
@@ -164,6 +165,8 @@ class Room:
         self.game_id: int | None = None
         self.listeners: set[Listener] = set()
         """Called after every change (the connections, which then send their ``state``)."""
+        self.audience: set[Callable[[str], None]] = set()
+        """Called with every reaction's frame (the connections, which pass it on as it is)."""
         self._wake = asyncio.Event()
         self._driver: asyncio.Task[None] | None = None
         self._cache: dict[tuple[int, int | None, int], str] = {}
@@ -413,6 +416,27 @@ class Room:
     def _require_host(self, seat: int | None) -> None:
         if seat != 0:
             raise RoomError("not_host")
+
+    # -- reactions ------------------------------------------------------------
+
+    def check_reaction(self, seat: int | None) -> None:
+        """Raise the refusal of a reaction from ``seat`` (None: a spectator), if it is refused.
+
+        Only a player at a table with a game (running or just over) reacts; nothing else is checked here.
+        """
+        if seat is None:
+            raise RoomError("not_a_player", "web_error_react_watching")
+        if self.table is None:
+            raise RoomError("wrong_status", "web_error_react_waiting")
+
+    def react(self, seat: int | None, reaction: str) -> None:
+        """Tell everybody in the room that ``seat`` sent ``reaction``: not a change of the room (no ``seq``),
+        and not stored."""
+        self.check_reaction(seat)
+        assert seat is not None
+        text = reaction_text(seat, reaction)
+        for listener in list(self.audience):
+            listener(text)
 
     # -- rounds ---------------------------------------------------------------
 

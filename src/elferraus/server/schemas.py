@@ -27,6 +27,7 @@ from pydantic import (
 
 from elferraus.i18n import Lang, tr
 from elferraus.rules import PRESETS
+from elferraus.server.reactions import REACTIONS, Reaction
 from elferraus.server.rooms import CODE_ALPHABET, CODE_LENGTH, LEVELS, RoomError
 
 MAX_SEATS = 6
@@ -216,9 +217,16 @@ class Act(_Input):
     type: Literal["start", "next", "rematch", "ping"]
 
 
-Frame = Annotated[Hello | MoveFrame | Act, Field(discriminator="type")]
-_FRAME: TypeAdapter[Hello | MoveFrame | Act] = TypeAdapter(Frame)
-FRAME_TYPES = ("hello", "move", "start", "next", "rematch", "ping")
+class ReactFrame(_Input):
+    """A quick reaction of the connection's seat to the table, by its id (never free text)."""
+
+    type: Literal["react"]
+    reaction: Reaction
+
+
+Frame = Annotated[Hello | MoveFrame | Act | ReactFrame, Field(discriminator="type")]
+_FRAME: TypeAdapter[Hello | MoveFrame | Act | ReactFrame] = TypeAdapter(Frame)
+FRAME_TYPES = ("hello", "move", "start", "next", "rematch", "ping", "react")
 
 # The message key a field's refusal is worded with; a field not listed gets the general one.
 _FIELD_MESSAGES = {
@@ -239,6 +247,7 @@ _FIELD_MESSAGES = {
     "token": "web_error_bad_token",
     "move": "web_error_bad_move",
     "seq": "web_error_seq",
+    "reaction": "web_error_unknown_reaction",
 }
 
 
@@ -295,11 +304,12 @@ def too_deep(text: str | bytes, limit: int = MAX_NESTING) -> bool:
     return False
 
 
-def read_frame(text: str) -> Hello | MoveFrame | Act:
+def read_frame(text: str) -> Hello | MoveFrame | Act | ReactFrame:
     """One WebSocket text frame, checked.
 
     Raises:
-        RoomError: ``bad_frame`` naming the field (``unknown_type`` for a type that does not exist).
+        RoomError: ``bad_frame`` naming the field (``unknown_type`` for a type that does not exist,
+            ``unknown_reaction`` for a reaction not in the fixed set).
     """
     try:
         return _FRAME.validate_json(text)
@@ -329,6 +339,8 @@ def read_frame(text: str) -> Hello | MoveFrame | Act:
         raise RoomError("stale", "web_error_seq", field="seq")
     if field == "token":
         raise RoomError("bad_token", field="token")
+    if field == "reaction":
+        raise RoomError("unknown_reaction", field="reaction", reactions=", ".join(REACTIONS))
     raise refused
 
 
@@ -349,6 +361,7 @@ __all__ = [
     "MoveFrame",
     "NewRoom",
     "NewRoomAnswer",
+    "ReactFrame",
     "Refusal",
     "RoomCode",
     "SeatChoice",

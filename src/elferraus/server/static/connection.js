@@ -1,5 +1,5 @@
-// The WebSocket of a room (/ws/CODE): hello, then `state` frames in and
-// moves out; reconnects with backoff when the line or the server goes, and
+// The WebSocket of a room (/ws/CODE): hello, then `state` frames (and others'
+// reactions) in and moves (and reactions) out; reconnects with backoff when the line or the server goes, and
 // at once when the page becomes visible again or the browser goes online.
 
 import { lang } from "./i18n.js";
@@ -14,7 +14,7 @@ export class Connection {
     this.timer = 0;
     this.pinger = 0;
     this.closed = false;
-    this.handlers = { state() {}, error() {}, status() {} };
+    this.handlers = { state() {}, error() {}, status() {}, reaction() {} };
     this.wake = () => {
       if (!this.closed && (!this.ws || this.ws.readyState > 1) && document.visibilityState === "visible") this.open(true);
     };
@@ -65,6 +65,8 @@ export class Connection {
         this.handlers.state(data);
       } else if (data.type === "error") {
         this.handlers.error(data);
+      } else if (data.type === "reaction") {
+        this.handlers.reaction(data);
       }
     };
     ws.onclose = (event) => {

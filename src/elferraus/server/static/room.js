@@ -36,6 +36,7 @@ export class RoomScreen {
       state: (frame) => this.onState(frame),
       error: (frame) => this.onError(frame),
       status: (status) => this.onStatus(status),
+      reaction: (frame) => this.table && page.model && this.table.reactions.receive(frame, page.model),
     });
     ctx.setContext(t("web_room", { code }));
     fill(root, h("p", { class: "loading" }, t("web_connecting")));
@@ -162,6 +163,7 @@ export class RoomScreen {
         pass: () => this.sendMove("pass"),
         next: () => this.send({ type: "next" }),
         rematch: () => this.send({ type: "rematch" }),
+        react: (reaction) => this.send({ type: "react", reaction }),
       });
     }
     if (this.previousTurn !== model.turn) this.table.setError("");

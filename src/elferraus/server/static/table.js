@@ -9,6 +9,8 @@ import { isOver } from "./state.js";
 import { isCard, cardFace, cardLabel, renderBoard, handLines, cardWidth, centerEleven } from "./board.js";
 import { prepareFlight, fly, flipDrawn, revealLast } from "./motion.js";
 import { soundSwitch, labelSoundSwitch, playFor } from "./sound.js";
+import { Announcer } from "./announce.js";
+import { Reactions } from "./reactions.js";
 
 /** The status line: on the reader's turn what he may do now, else whose turn it is or who won. */
 export function statusText(m) {
@@ -46,10 +48,12 @@ function renderSeat(m, index) {
 const TABLE_READY = "elferraus:table-ready";
 
 export class TableScreen {
-  /** `actions`: {lay(card), draw(), pass(), next(), rematch()}. */
+  /** `actions`: {lay(card), draw(), pass(), next(), rematch(), react(id)}. */
   constructor(root, actions) {
     this.root = root;
     this.actions = actions;
+    this.announcer = new Announcer();
+    this.reactions = new Reactions((id) => actions.react(id), (text) => this.announcer.say(text));
     this.model = null;
     this.cursor = null;
     this.pending = false;
@@ -70,10 +74,10 @@ export class TableScreen {
       pile: h("span", { class: "pile", "data-testid": "pile" }),
       sound: soundSwitch(),
       boardWrap: h("div", { class: "board-wrap" }),
-      status: h("p", { class: "status", "data-testid": "status", role: "status", "aria-live": "polite" }),
-      madeFor: h("p", { class: "made-for", "data-testid": "made-for", "aria-live": "polite", hidden: true }),
+      status: h("p", { class: "status", "data-testid": "status" }),
+      madeFor: h("p", { class: "made-for", "data-testid": "made-for", hidden: true }),
       error: h("p", { class: "error", "data-testid": "error", role: "alert" }),
-      lastMove: h("p", { class: "last-move", "data-testid": "last-move", "aria-live": "polite" }),
+      lastMove: h("p", { class: "last-move", "data-testid": "last-move" }),
       handHead: h("h2", { class: "hand-head", id: "hand-head" }),
       hand: h("div", { class: "hand", "data-testid": "hand", role: "toolbar", "aria-labelledby": "hand-head" }),
       draw: h("button", { class: "action", "data-testid": "draw", "aria-keyshortcuts": "D", onclick: () => this.act("draw") }),
@@ -92,8 +96,9 @@ export class TableScreen {
         h("section", { class: "table-area", "aria-labelledby": "board-head" },
           h("div", { class: "board-head" }, e.boardTitle, e.pile, e.sound), e.boardWrap),
         h("div", { class: "status-area" }, e.status, e.madeFor, e.error, e.lastMove),
-        e.result, this.handArea, this.actionsBar, e.keys),
-      h("aside", { class: "log-area" }, e.logHead, e.log));
+        e.result, this.handArea, this.actionsBar, this.reactions.el, e.keys),
+      h("aside", { class: "log-area" }, e.logHead, e.log),
+      this.announcer.el);
     this.root.classList.add("table-screen");
   }
 
@@ -128,6 +133,7 @@ export class TableScreen {
     else centerEleven(this.els.boardWrap);
     if (!previous || !previous.hasGame || model.log.length !== previous.log.length) revealLast(this.els.boardWrap);
     this.restoreFocus(focused, previous);
+    this.announcer.follow(previous, model);
     if (flight) fly(flight, this.els.boardWrap);
     flipDrawn(previous, model, this.els.hand);
     playFor(previous, model);
@@ -179,6 +185,7 @@ export class TableScreen {
     this.renderHand();
     this.renderButtons();
     this.renderLog();
+    this.reactions.place(m, this.root);
   }
 
   /** The result of a finished round (its module is loaded when a round first ends). */
@@ -285,6 +292,7 @@ export class TableScreen {
     this.model = model;
     this.logged = 0;
     this.els.log.replaceChildren();
+    this.reactions.relabel();
     this.render();
   }
 
