@@ -21,7 +21,7 @@ export function announcement(previous, model) {
   const before = sameGame && myChoice(previous) ? say(previous.prompt, previous.names, previous.me) : "";
   if (prompt && (parts.length || prompt !== before)) parts.push(prompt);
   if (isOver(model) && !(previous && isOver(previous))) parts.push(say(model.words, model.names, model.me));
-  return parts.filter(Boolean).join(". ");
+  return parts.filter(Boolean).reduce((text, part) => (text ? `${text}${/[.!?]$/.test(text) ? " " : ". "}${part}` : part), "");
 }
 
 function myChoice(m) {

@@ -29,6 +29,14 @@ export function fill(el, ...children) {
   return el;
 }
 
+/** Put `el` in the Tab order exactly while it scrolls: a region that scrolls must be reachable to be
+ * scrolled with the keys (and one that does not is no stop on the way). */
+export function keyboardScrollable(el) {
+  const scrolls = el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1;
+  if (scrolls) el.setAttribute("tabindex", "0");
+  else el.removeAttribute("tabindex");
+}
+
 export function reducedMotion() {
   return window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 }

@@ -3,7 +3,7 @@
 // drawn from one model (state.js) of the newest `state` frame; every word of
 // the game in it is a message the server sent (docs/web-protocol.md).
 
-import { h, fill } from "./dom.js";
+import { h, fill, keyboardScrollable } from "./dom.js";
 import { t, has, say, levelWord } from "./i18n.js";
 import { isOver } from "./state.js";
 import { isCard, cardFace, cardLabel, renderBoard, handLines, cardWidth, centerEleven } from "./board.js";
@@ -63,17 +63,18 @@ export class TableScreen {
     this.resizeTimer = 0;
     window.addEventListener("resize", () => {
       clearTimeout(this.resizeTimer);
-      this.resizeTimer = setTimeout(() => this.model && this.renderHand(), 120);
+      this.resizeTimer = setTimeout(() => this.model && (this.renderHand(), this.scrollables()), 120);
     });
   }
 
   build() {
     this.els = {
+      heading: h("h1", { class: "sr-only" }),
       seats: h("ul", { class: "seats", "data-testid": "opponents" }),
       boardTitle: h("h2", { id: "board-head" }),
       pile: h("span", { class: "pile", "data-testid": "pile" }),
       sound: soundSwitch(),
-      boardWrap: h("div", { class: "board-wrap" }),
+      boardWrap: h("div", { class: "board-wrap", role: "group", "aria-labelledby": "board-head" }),
       status: h("p", { class: "status", "data-testid": "status" }),
       madeFor: h("p", { class: "made-for", "data-testid": "made-for", hidden: true }),
       error: h("p", { class: "error", "data-testid": "error", role: "alert" }),
@@ -92,7 +93,7 @@ export class TableScreen {
     this.actionsBar = h("div", { class: "actions" }, e.draw, e.end);
     fill(this.root,
       h("div", { class: "play" },
-        e.seats,
+        e.heading, e.seats,
         h("section", { class: "table-area", "aria-labelledby": "board-head" },
           h("div", { class: "board-head" }, e.boardTitle, e.pile, e.sound), e.boardWrap),
         h("div", { class: "status-area" }, e.status, e.madeFor, e.error, e.lastMove),
@@ -132,6 +133,7 @@ export class TableScreen {
     if (previous && previous.hasGame) this.els.boardWrap.scrollLeft = scroll;
     else centerEleven(this.els.boardWrap);
     if (!previous || !previous.hasGame || model.log.length !== previous.log.length) revealLast(this.els.boardWrap);
+    this.scrollables();
     this.restoreFocus(focused, previous);
     this.announcer.follow(previous, model);
     if (flight) fly(flight, this.els.boardWrap);
@@ -154,6 +156,7 @@ export class TableScreen {
       const seat = (first + i) % m.players;
       if (seat !== m.me) order.push(seat);
     }
+    e.heading.textContent = t("app_title");
     fill(e.seats, order.map((seat) => renderSeat(m, seat)));
     e.seats.setAttribute("aria-label", t("web_players"));
     const moving = e.seats.querySelector(".to-move");
@@ -247,6 +250,12 @@ export class TableScreen {
     e.hand.classList.toggle("narrow", narrow < 28);
   }
 
+  /** The board and the log are Tab stops while they scroll (then the arrow keys scroll them). */
+  scrollables() {
+    keyboardScrollable(this.els.boardWrap);
+    keyboardScrollable(this.els.log);
+  }
+
   /** Show where a fitting card would go. */
   markTarget(card) {
     for (const el of this.root.querySelectorAll(".cell.target")) el.classList.remove("target");
@@ -325,6 +334,7 @@ export class TableScreen {
       }
       return;
     }
+    if (document.activeElement === this.els.boardWrap || document.activeElement === this.els.log) return; // they scroll
     const cards = [...this.els.hand.querySelectorAll(".card")];
     if (!cards.length) return;
     const inHand = this.els.hand.contains(document.activeElement);
