@@ -18,11 +18,13 @@ import json
 import re
 import time
 from collections import Counter
+from typing import Any
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
+from elferraus.i18n import tr
 from elferraus.server.client import RoomClient
 from test_browser import (  # noqa: F401 (the browser tests' fixtures)
     ARTIFACTS,
@@ -216,3 +218,148 @@ def test_the_live_region_announces_each_move_once_in_the_pages_language(
     assert WORDS[lang]["won"].search(announced[-1]), announced[-1]
     assert [line for line in heard if "Computer" in line], "the computers' moves are announced too"
     shot(page, f"announcer-{device.name}")
+
+
+# -- the keyboard alone -----------------------------------------------------------------
+
+# Where the focus is, and whether it shows: an outline of at least 2 px (the page's focus ring), on an
+# element that takes room on the page (its layout box: a drawn card turning over is narrow for a moment).
+FOCUS = """() => {
+  const el = document.activeElement;
+  if (!el || el === document.body) return null;
+  const style = getComputedStyle(el);
+  return {
+    testid: el.dataset.testid || null,
+    tag: el.tagName.toLowerCase(),
+    id: el.id || null,
+    classes: el.className || "",
+    label: (el.getAttribute("aria-label") || el.textContent || "").trim().slice(0, 40),
+    ring: style.outlineStyle !== "none" && parseFloat(style.outlineWidth) >= 2,
+    shown: el.offsetWidth > 0 && el.offsetHeight > 0 && style.visibility !== "hidden",  // a card may be mid-flip
+  };
+}"""
+
+
+class Keyboard:
+    """The keys of one page, and every control they brought the focus to (each must show it)."""
+
+    def __init__(self, page: Page) -> None:
+        self.page = page
+        self.reached: list[dict[str, Any]] = []
+
+    def focus(self) -> dict[str, Any] | None:
+        now: dict[str, Any] | None = self.page.evaluate(FOCUS)
+        return now
+
+    def press(self, key: str) -> dict[str, Any] | None:
+        self.page.keyboard.press(key)
+        now = self.focus()
+        if now is not None:
+            self.reached.append(now)
+            assert now["shown"], f"{key} brought the focus to something not shown: {now}"
+            assert now["ring"], f"{key} brought the focus to a control that does not show it: {now}"
+        return now
+
+    def tab_to(self, wanted: str, *, back: bool = False, limit: int = 60) -> dict[str, Any]:
+        """Tab (or Shift+Tab) until the focus is on the control ``wanted`` (its test id or its id)."""
+        key = "Shift+Tab" if back else "Tab"
+        for _ in range(limit):
+            now = self.press(key)
+            if now is not None and wanted in (now["testid"], now["id"]):
+                return now
+        raise AssertionError(f"{limit} presses of {key} did not reach {wanted}; reached {self.reached[-limit:]}")
+
+    def next_line(self, since: int) -> str:
+        """The move log's line after its first ``since`` lines, once there is one: the move just made."""
+        wait_until(self.page, f"document.querySelectorAll('[data-testid=\"log\"] li').length > {since}", 15)
+        line: str = self.page.locator('[data-testid="log"] li').nth(since).inner_text()
+        return line
+
+
+@pytest.mark.timeout(240)
+def test_a_whole_game_with_the_keyboard_alone(
+    server: Server,  # noqa: F811
+    browser: Browser,  # noqa: F811
+    contexts: list[BrowserContext],  # noqa: F811
+    problems: Problems,  # noqa: F811
+) -> None:
+    """You against a computer at pace 0, from the lobby to the result: Tab, Shift+Tab, Enter, Space and
+    the arrow keys only, never a click."""
+    page = open_device(browser, contexts, DEVICES[2], problems)  # the laptop, in English
+    keys = Keyboard(page)
+    page.goto(server.base + "/")
+    expect(page.get_by_test_id("create")).to_be_visible()
+
+    # the lobby: two players, the other a computer, no pause between moves
+    keys.tab_to("create-name")
+    page.keyboard.type("Anna")
+    keys.tab_to("players")
+    for _ in range(2):
+        keys.press("ArrowUp")  # 4 -> 2
+    expect(page.get_by_test_id("players")).to_have_value("2")
+    keys.tab_to("seat-kind-1")
+    keys.press("ArrowDown")  # a friend -> an easy computer
+    expect(page.get_by_test_id("seat-kind-1")).to_have_value("computer:easy")
+    summary = page.locator("details.more > summary")
+    for _ in range(10):
+        keys.press("Tab")
+        if summary.evaluate("(el) => el === document.activeElement"):
+            break
+    keys.press("Enter")
+    expect(page.locator("details.more")).to_have_attribute("open", "")
+    keys.tab_to("pace")
+    keys.press("End")  # the last choice: no pause
+    expect(page.get_by_test_id("pace")).to_have_value("0")
+    keys.tab_to("create")
+    page.keyboard.press("Enter")  # to the new room's page
+    page.wait_for_url(re.compile(r"/r/[A-Z0-9]+#t="))
+
+    # the room: the host starts
+    expect(page.get_by_test_id("start")).to_be_visible()
+    keys.tab_to("start")
+    keys.press("Space")
+    expect(page.locator('[data-testid="hand"] .card').first).to_be_visible()
+
+    # the table: a card that fits with the arrows and Enter or Space, else Draw and End turn by Tab
+    used: Counter[str] = Counter()
+    deadline = time.monotonic() + 180
+    while not (now := probe(page))["over"]:
+        assert time.monotonic() < deadline, f"the game did not end in time: {dict(used)}"
+        if now["busy"] or not now["mine"] or not page.evaluate(CHOICE):
+            page.wait_for_timeout(40)  # the computer's turn, or the table makes the only move there is
+            continue
+        lines = now["log"]
+        # each key at least twice: classic rules let one draw, or end the turn, while a card fits
+        if now["end"] and (used["end"] < 2 or not (now["fit"] or now["draw"])):
+            keys.tab_to("end-turn")
+            keys.press("Space")
+            assert keys.next_line(lines) == tr("you_pass", "en")
+            used["end"] += 1
+        elif now["draw"] and (used["draw"] < 2 or not now["fit"]):
+            focused = keys.focus()
+            keys.tab_to("draw", back=bool(focused and focused["testid"] == "end-turn"))
+            keys.press("Enter")
+            assert re.fullmatch(tr("you_draw", "en", card=r"[RYGB]\d+"), keys.next_line(lines))
+            used["draw"] += 1
+        else:
+            focused = keys.press("ArrowDown")  # the next card that fits
+            assert focused is not None
+            assert "fits" in focused["classes"], focused
+            keys.press("Enter" if used["lay"] % 2 == 0 else "Space")
+            assert keys.next_line(lines) == tr("you_lay", "en", card=str(focused["testid"]).removeprefix("card-"))
+            used["lay"] += 1
+        if not probe(page)["over"]:  # (at the end the focus goes to the result, below)
+            assert keys.focus() is not None, f"the focus fell to the page after {dict(used)}"
+    assert min(used[move] for move in ("lay", "draw", "end")) >= 2, dict(used)
+
+    # the result: the focus comes to it, and its buttons are next
+    expect(page.get_by_test_id("winner")).to_be_visible()
+    wait_until(page, "document.activeElement === document.querySelector('[data-testid=\"result\"]')")
+    keys.tab_to("rematch")
+    keys.tab_to("replay-link")
+    shot(page, "keyboard-only-result-desktop-en")
+    page.keyboard.press("Enter")  # to the replay's page
+    page.wait_for_url(re.compile(r"/replay/\d+"))
+    expect(page.get_by_test_id("replay-pos")).to_be_visible()
+    controls = {(seen["testid"] or seen["id"] or seen["tag"]) for seen in keys.reached}
+    print(f"keyboard alone: {dict(used)}; {len(keys.reached)} focus moves over {len(controls)} controls")

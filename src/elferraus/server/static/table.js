@@ -83,7 +83,7 @@ export class TableScreen {
       hand: h("div", { class: "hand", "data-testid": "hand", role: "toolbar", "aria-labelledby": "hand-head" }),
       draw: h("button", { class: "action", "data-testid": "draw", "aria-keyshortcuts": "D", onclick: () => this.act("draw") }),
       end: h("button", { class: "action", "data-testid": "end-turn", "aria-keyshortcuts": "E", onclick: () => this.act("pass") }),
-      result: h("section", { class: "result", "data-testid": "result", hidden: true, "aria-labelledby": "result-head" }),
+      result: h("section", { class: "result", "data-testid": "result", hidden: true, "aria-labelledby": "result-head", tabindex: "-1" }),
       logHead: h("h2", { id: "log-head" }),
       log: h("ol", { class: "log", "data-testid": "log", "aria-labelledby": "log-head" }),
       keys: h("p", { class: "keys muted" }),
@@ -129,6 +129,10 @@ export class TableScreen {
     const focused = document.activeElement && this.root.contains(document.activeElement)
       ? document.activeElement.getAttribute("data-testid") : null;
     const scroll = this.els.boardWrap.scrollLeft;
+    // the end of a round takes the focus of somebody at the table to the result (its buttons come next)
+    if (isOver(model) && previous && previous.hasGame && !isOver(previous) && (focused || document.activeElement === document.body)) {
+      this.focusResult = true;
+    }
     this.render();
     if (previous && previous.hasGame) this.els.boardWrap.scrollLeft = scroll;
     else centerEleven(this.els.boardWrap);
@@ -203,6 +207,8 @@ export class TableScreen {
       if (!isOver(this.model)) return;
       e.result.hidden = false;
       fill(e.result, renderResult(this.model, this.actions));
+      if (this.focusResult) e.result.focus();
+      this.focusResult = false;
     });
   }
 
@@ -270,9 +276,11 @@ export class TableScreen {
     const mine = m.me !== null && m.turn === m.me && !isOver(m);
     e.draw.textContent = t("button_draw");
     e.end.textContent = t("button_end");
+    const focused = document.activeElement;
     e.draw.disabled = this.pending || !mine || !m.legal.includes("draw");
     e.end.disabled = this.pending || !mine || !m.legal.includes("pass");
     this.actionsBar.hidden = m.me === null || isOver(m);
+    if ((focused === e.draw || focused === e.end) && (focused.disabled || this.actionsBar.hidden)) this.focusHand();
     e.hand.setAttribute("aria-busy", this.pending ? "true" : "false");
   }
 
@@ -317,7 +325,14 @@ export class TableScreen {
         for (const card of cards) card.tabIndex = card === el ? 0 : -1;
       }
     }
-    if (el && !el.disabled) el.focus({ preventScroll: true });
+    if (el && !el.disabled && !el.closest("[hidden]")) el.focus({ preventScroll: true });
+    else if (el) this.focusHand();
+  }
+
+  /** A button disabled or hidden under the focus would drop it to the page: keep it in the hand instead. */
+  focusHand() {
+    const card = this.els.hand.querySelector('.card[tabindex="0"]');
+    if (card) card.focus({ preventScroll: true });
   }
 
   /** Keys: arrows move through the hand, Enter lays, d draws, e ends the turn (z and b too, as in German). */
