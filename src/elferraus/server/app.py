@@ -47,6 +47,7 @@ from elferraus.server.schemas import (
     too_deep,
 )
 from elferraus.server.store import SqliteStore, StoreError
+from elferraus.server.worker import ServiceWorker
 
 LOG = logging.getLogger("elferraus.server")
 MAX_BODY = 8192
@@ -323,6 +324,18 @@ def create_app(
 
     for path in ("/", "/r/{code}", "/replay/{game}", "/rules"):
         app.add_route(path, page, include_in_schema=False)
+
+    worker = ServiceWorker(assets)
+
+    async def service_worker(request: Request) -> Response:
+        # At the root, so that the whole site is its scope; revalidated on every check for an update.
+        etag = f'"{worker.version}"'
+        headers = {"ETag": etag, "Cache-Control": "no-cache"}
+        if etag in (tag.strip() for tag in request.headers.get("if-none-match", "").split(",")):
+            return Response(status_code=304, headers=headers)
+        return Response(worker.script(), media_type="text/javascript", headers=headers)
+
+    app.add_route("/sw.js", service_worker, include_in_schema=False)
 
     @app.websocket("/ws/{code}")
     async def websocket_endpoint(websocket: WebSocket) -> None:

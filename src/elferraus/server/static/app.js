@@ -75,3 +75,9 @@ async function main() {
 }
 
 main();
+
+// The service worker (/sw.js) keeps the page's files for the next visit; registered once the page is up, so
+// that it never competes with the page's own first load. Without it (an old browser, plain HTTP) all works.
+if ("serviceWorker" in navigator) {
+  window.addEventListener("load", () => navigator.serviceWorker.register("/sw.js").catch(() => {}));
+}
