@@ -407,9 +407,11 @@ async def play_for_host(base: str, code: str, token: str, choices: int | None) -
                 sent = state["seq"]
                 await asyncio.sleep(0.06)  # the server takes 20 frames a second
                 await host.move(lays[0] if lays else "draw" if "draw" in legal else "pass")
-                chosen += 1
                 await host.until(lambda s, sent=sent: s["seq"] > sent or bool(host.errors))
                 assert all(error["code"] == "stale" for error in host.errors), host.errors
+                # A move the server made for him first (his only one) answers "stale": only his own count, so
+                # that the position reached never depends on which of the two came first.
+                chosen += not host.errors
                 host.errors.clear()
             else:
                 await host.receive()
