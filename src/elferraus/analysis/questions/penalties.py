@@ -35,8 +35,8 @@ def match_lengths(penalties: np.ndarray[Any, Any], target: int) -> list[int]:
     A match ends after the round in which a total reaches ``target``; an
     unfinished last match is left out.
 
-    >>> match_lengths(np.array([[0, 30], [40, 0], [0, 50], [60, 0]]), 50)
-    [3]
+    >>> match_lengths(np.array([[0, 30], [40, 0], [0, 50], [60, 0], [10, 0]]), 50)
+    [3, 1]
     """
     lengths = []
     totals = np.zeros(penalties.shape[1])
