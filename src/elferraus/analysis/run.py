@@ -109,7 +109,11 @@ def _on_cluster(batches: Sequence[Batch], address: str) -> Iterator[BatchResult]
     except (OSError, TimeoutError) as error:
         raise ClusterError(f"cannot reach the Dask scheduler at {address}: {error}") from None
     with client:
-        futures: Iterable[Any] = client.map(play_batch, batches, pure=False)
+        # The longest batches first (the list comes sorted so), so that no worker is left with one at the end.
+        futures: Iterable[Any] = [
+            client.submit(play_batch, batch, pure=False, priority=len(batches) - index)
+            for index, batch in enumerate(batches)
+        ]
         for future in as_completed(futures):  # type: ignore[no-untyped-call]
             try:
                 yield future.result()
