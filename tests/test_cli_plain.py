@@ -41,17 +41,6 @@ SEED = 5
 TABLE = ["--players", "4", "--bots", "medium", "--seed", str(SEED)]
 
 
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A home and data folder of their own, and the current folder inside the temporary one."""
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    work = tmp_path / "work"
-    work.mkdir()
-    monkeypatch.chdir(work)
-    return tmp_path
-
-
 def play_plain(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], lang: Lang, typed: list[str]
 ) -> str:

@@ -36,16 +36,6 @@ SAVED = {"en": "Game saved to {path}", "de": "Spiel gespeichert in {path}"}
 NOT_SAVED = {"en": "Not saved.", "de": "Nicht gespeichert."}
 
 
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    work = tmp_path / "work"
-    work.mkdir()
-    monkeypatch.chdir(work)
-    return tmp_path
-
-
 def games(home: Path) -> Path:
     return home / "data" / "elferraus" / "games"
 

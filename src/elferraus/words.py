@@ -13,12 +13,15 @@ game itself.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from elferraus.cards import ELEVEN, NUMBERS, Card, Color
 from elferraus.i18n import Lang, tr
 from elferraus.moves import DRAW, PASS, Move
 from elferraus.view import SeatView
+
+if TYPE_CHECKING:
+    from elferraus.session import Table
 
 Message = tuple[str, dict[str, Any]]
 """A message of the catalogue: its key and its parameters (words in any language, filled in later)."""
@@ -318,6 +321,18 @@ def match_message(leaders: Sequence[int], points: int, *, you: int | None) -> Me
 
 
 # -- the expert's hint, taking back ------------------------------------------------
+
+
+def title_line(table: Table, lang: Lang) -> str:
+    """The full game's title: ``Elfer raus! · Round 2 of 3 · Classic``."""
+    number = len(table.match.scores) + 1
+    parts = [tr("app_title", lang)]
+    if table.setup.target is not None:
+        parts.append(tr("round_to", lang, round=number, target=table.setup.target))
+    elif table.setup.rounds > 1:
+        parts.append(tr("round_of", lang, round=number, rounds=table.setup.rounds))
+    parts.append(tr(f"rules_{table.setup.rules}", lang).split(":")[0])
+    return " · ".join(parts)
 
 
 def pile_words(count: int, lang: Lang) -> str:

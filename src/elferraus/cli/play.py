@@ -45,6 +45,7 @@ from elferraus.words import (
     pile_words,
     row_lines,
     status_line,
+    title_line,
     undo_note,
 )
 
@@ -133,18 +134,6 @@ def move_word(move: Move, lang: Lang) -> str:
     if move is PASS:
         return tr("move_pass", lang)
     return str(move)
-
-
-def title_line(table: Table, lang: Lang) -> str:
-    """The full game's title: ``Elfer raus! · Round 2 of 3 · Classic``."""
-    number = len(table.match.scores) + 1
-    parts = [tr("app_title", lang)]
-    if table.setup.target is not None:
-        parts.append(tr("round_to", lang, round=number, target=table.setup.target))
-    elif table.setup.rounds > 1:
-        parts.append(tr("round_of", lang, round=number, rounds=table.setup.rounds))
-    parts.append(tr(f"rules_{table.setup.rules}", lang).split(":")[0])
-    return " · ".join(parts)
 
 
 def opponent_lines(table: Table, lang: Lang, viewer: int = HUMAN) -> list[str]:

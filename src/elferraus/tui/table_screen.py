@@ -30,7 +30,16 @@ from elferraus.tui.dialogs import HandoffScreen
 from elferraus.tui.keys import localize_bindings
 from elferraus.tui.made_moves import coming_line, made_line
 from elferraus.tui.widgets import HandView, OpponentsView, RowsView, SeatLine
-from elferraus.words import describe_turn, is_opening, last_lay, last_turns, log_line, pile_words, status_line
+from elferraus.words import (
+    describe_turn,
+    is_opening,
+    last_lay,
+    last_turns,
+    log_line,
+    pile_words,
+    status_line,
+    title_line,
+)
 
 if TYPE_CHECKING:
     from elferraus.tui.app import ElferRausApp
@@ -365,16 +374,7 @@ class TableScreen(Screen[None]):
         undo.tooltip = tr("undo_people", lang) if len(table.people) != 1 else None
 
     def _title(self) -> str:
-        app = self.elf
-        table, lang = app.table, app.lang
-        number = len(table.match.scores) + 1
-        parts = [tr("app_title", lang)]
-        if table.setup.target is not None:
-            parts.append(tr("round_to", lang, round=number, target=table.setup.target))
-        elif table.setup.rounds > 1:
-            parts.append(tr("round_of", lang, round=number, rounds=table.setup.rounds))
-        parts.append(tr(f"rules_{table.setup.rules}", lang).split(":")[0])
-        return " · ".join(parts)
+        return title_line(self.elf.table, self.elf.lang)
 
     def _set_status(self, text: str, *, error: bool = False, made: bool = False) -> None:
         """Show ``text`` in the status line; ``error`` for a move refused, ``made`` for a move made for the person."""
