@@ -121,6 +121,7 @@ def section(results: dict[str, Any], words: Words) -> Section:
             expert=words.share_with_interval(figures["expert"], "win_share"),
             gain=_gain(figures["medium"], words),
         ),
+        words(_verdict(figures["medium"]["gain_over_greedy"]), gain=_gain(figures["medium"], words)),
         words(
             "holdback.sweep_meaning",
             never=words.share_with_interval(figures["readiness"]["0"], "win_share"),
@@ -139,8 +140,14 @@ def section(results: dict[str, Any], words: Words) -> Section:
     )
 
 
+def _verdict(gain: dict[str, Any]) -> str:
+    """Whether holding back paid, by the interval of medium's gain over greedy on the same deals."""
+    low, high = gain["ci95"]
+    return "holdback.verdict_pays" if low > 0 else "holdback.verdict_costs" if high < 0 else "holdback.verdict_unclear"
+
+
 def _gain(entry: dict[str, Any], words: Words) -> str:
     gain = entry["gain_over_greedy"]
     low, high = gain["ci95"]
     sign = "+" if gain["points"] >= 0 else "−"
-    return f"{sign}{words.number(abs(100 * gain['points']))} ({words.interval(low, high)})"
+    return f"{sign}{words.number(abs(100 * gain['points']))} ({words.number(100 * low)}–{words.number(100 * high)})"

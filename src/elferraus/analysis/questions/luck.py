@@ -62,6 +62,14 @@ def measure(data: StudyData, sizes: Sizes, seed: int) -> dict[str, Any]:
     return {"luck": {"classic": {str(p): luck_figures(data.seats(key(p)), p) for p in PLAYER_COUNTS}}}
 
 
+def verdict(figures: dict[str, Any]) -> str:
+    """The section's last sentence, by what one table measured: does skill show, and do the cards weigh more?"""
+    better = figures["better_wins"]
+    if better["ci95"][0] <= better["parity"]:
+        return "luck.verdict_luck"
+    return "luck.verdict_tilts" if figures["hand_decides"]["icc"] >= 0.5 else "luck.verdict_skill"
+
+
 def section(results: dict[str, Any], words: Words) -> Section:
     """The luck-or-skill section of the report."""
     figures = results["luck"]["classic"]
@@ -101,6 +109,7 @@ def section(results: dict[str, Any], words: Words) -> Section:
             icc=words.percent(four["hand_decides"]["icc"], 0),
             same=words.percent(four["same_winner"]["share"], 0),
         ),
+        words(verdict(four)),
     )
     return Section(
         NAME,

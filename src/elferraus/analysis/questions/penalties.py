@@ -22,6 +22,8 @@ from elferraus.analysis.words import Words
 NAME = "penalties"
 LEVEL = "medium"
 TARGETS = (50, 100, 200)
+SHORT_MATCH = 4.0
+"""A match to 100 points of at most this many rounds on average is called short."""
 
 
 def tables(sizes: Sizes) -> list[Table]:
@@ -128,6 +130,11 @@ def section(results: dict[str, Any], words: Words) -> Section:
             mean=words.number(four["loser"]["mean"]),
             median=words.number(four["loser"]["median"], 0),
             p90=words.number(four["loser"]["p90"], 0),
+        ),
+        words(
+            "penalties.verdict_short"
+            if four["match"]["100"]["mean_rounds"] <= SHORT_MATCH
+            else "penalties.verdict_long",
             rounds=words.number(four["match"]["100"]["mean_rounds"]),
         ),
     )
