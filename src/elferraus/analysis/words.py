@@ -6,7 +6,7 @@ import tomllib
 from importlib import resources
 from typing import Any
 
-from elferraus.i18n import Lang
+from elferraus.i18n import Lang, tr
 
 _TEXTS: dict[str, dict[str, str]] = tomllib.loads(
     resources.files("elferraus.analysis").joinpath("texts.toml").read_text(encoding="utf-8")
@@ -41,6 +41,10 @@ class Words:
             text = text.replace(",", "")
         return text.translate(_GERMAN_MARKS) if self.lang == "de" else text
 
+    def signed(self, value: float, digits: int = 1) -> str:
+        """``value`` with its sign always written, a true minus for negatives: ``+4.2``, ``−1.5``."""
+        return ("+" if value >= 0 else "\u2212") + self.number(abs(value), digits)
+
     def percent(self, share: float, digits: int = 1) -> str:
         """A share as a percentage: ``0.254`` is ``25.4 %`` (``25,4 %`` in German)."""
         return f"{self.number(100 * share, digits)}\u00a0%"
@@ -60,3 +64,10 @@ class Words:
         """``117.3 (116.9–117.8)`` from a results entry holding ``name`` and ``ci95``."""
         low, high = figure["ci95"]
         return f"{self.number(figure[name], digits)} ({self.interval(low, high, digits, percent=False)})"
+
+    def level(self, spec: str) -> str:
+        """A player of the study in the reader's words: ``medium`` is *mittel* in German, ``holdback:0.5``
+        *Zurückhalten 0,5*."""
+        if spec.startswith("holdback:"):
+            return self("common.holdback", readiness=self.number(float(spec.removeprefix("holdback:")), 2))
+        return tr(f"level_{spec}", self.lang)

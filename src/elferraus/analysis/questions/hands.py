@@ -104,7 +104,7 @@ def section(results: dict[str, Any], words: Words) -> Section:
             groups = figures[level]["by_feature"]["elevens"]
             values, bars = error_bars(groups, "win_share")
             xs = [group["value"] + (offset - 0.5) * 0.35 for group in groups]
-            left.bar(xs, values, 0.33, yerr=bars, capsize=2, color=LEVEL_COLOURS[level], label=level)
+            left.bar(xs, values, 0.33, yerr=bars, capsize=2, color=LEVEL_COLOURS[level], label=words.level(level))
         left.axhline(25, linestyle="--", color=ACCENT, label=words("common.parity"))
         left.set_xticks(list(BUCKETS["elevens"]), ["0", "1", "2", "3+"])
         left.set_xlabel(words("hands.elevens"))
@@ -117,7 +117,7 @@ def section(results: dict[str, Any], words: Words) -> Section:
                 [100 * p["observed"] for p in points],
                 marker=MARKERS[level],
                 color=LEVEL_COLOURS[level],
-                label=level,
+                label=words.level(level),
             )
         right.plot([0, 100], [0, 100], ":", color=ACCENT)
         top = max(100 * p["observed"] for level in LEVELS for p in figures[level]["model"]["calibration"]) + 5
@@ -149,6 +149,13 @@ def section(results: dict[str, Any], words: Words) -> Section:
             auc=words.number(model["auc"], 2),
             brier=words.number(model["brier"], 3),
             parity=words.number(model["brier_parity"], 3),
+            verdict=words(
+                "hands.verdict_weak"
+                if model["auc"] < 0.65
+                else "hands.verdict_fair"
+                if model["auc"] < 0.8
+                else "hands.verdict_strong"
+            ),
         ),
     )
     return Section(
@@ -157,5 +164,5 @@ def section(results: dict[str, Any], words: Words) -> Section:
         words("hands.question"),
         paragraphs,
         (Plot("hands.png", picture, words("hands.alt"), words("hands.caption")),),
-        (TableBlock((words("hands.feature"), *LEVELS), rows, words("hands.table")),),
+        (TableBlock((words("hands.feature"), *(words.level(level) for level in LEVELS)), rows, words("hands.table")),),
     )

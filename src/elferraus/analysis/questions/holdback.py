@@ -98,7 +98,7 @@ def section(results: dict[str, Any], words: Words) -> Section:
                 [100 * figures[level]["win_share"]],
                 marker=MARKERS[level],
                 color=LEVEL_COLOURS[level],
-                label=level,
+                label=words.level(level),
             )
         axes.axhline(25, linestyle="--", color=ACCENT, label=words("common.parity"))
         axes.set_xlabel(words("holdback.axis_readiness"))
@@ -107,10 +107,10 @@ def section(results: dict[str, Any], words: Words) -> Section:
         picture = png(fig)
     best = max(sweep, key=lambda entry: entry["win_share"])
     rows = tuple(
-        (level, words.share_with_interval(figures[level], "win_share"), _gain(figures[level], words))
+        (words.level(level), words.share_with_interval(figures[level], "win_share"), _gain(figures[level], words))
         for level in LEVELS
     ) + tuple(
-        (spec_of(entry["readiness"]), words.share_with_interval(entry, "win_share"), _gain(entry, words))
+        (words.level(spec_of(entry["readiness"])), words.share_with_interval(entry, "win_share"), _gain(entry, words))
         for entry in sweep
     )
     paragraphs = (
@@ -149,5 +149,4 @@ def _verdict(gain: dict[str, Any]) -> str:
 def _gain(entry: dict[str, Any], words: Words) -> str:
     gain = entry["gain_over_greedy"]
     low, high = gain["ci95"]
-    sign = "+" if gain["points"] >= 0 else "−"
-    return f"{sign}{words.number(abs(100 * gain['points']))} ({words.number(100 * low)}–{words.number(100 * high)})"
+    return f"{words.signed(100 * gain['points'])} ({words.number(100 * low)}–{words.number(100 * high)})"

@@ -76,7 +76,9 @@ def section(results: dict[str, Any], words: Words) -> Section:
     entries = [figures[str(p)] for p in PLAYER_COUNTS]
     with figure(panels=2) as (fig, (left, right)):
         values, bars = error_bars([entry["better_wins"] for entry in entries], "win_share")
-        left.bar(PLAYER_COUNTS, values, 0.6, yerr=bars, capsize=3, color=LEVEL_COLOURS[BETTER], label=BETTER)
+        left.bar(
+            PLAYER_COUNTS, values, 0.6, yerr=bars, capsize=3, color=LEVEL_COLOURS[BETTER], label=words.level(BETTER)
+        )
         left.plot(PLAYER_COUNTS, [100 / p for p in PLAYER_COUNTS], "--", color=ACCENT, label=words("common.parity"))
         left.set_xlabel(words("common.players"))
         left.set_ylabel(words("luck.axis_better"))
@@ -106,7 +108,7 @@ def section(results: dict[str, Any], words: Words) -> Section:
             "luck.meaning",
             four=words.share_with_interval(four["better_wins"], "win_share"),
             two=words.share_with_interval(two["better_wins"], "win_share"),
-            icc=words.percent(four["hand_decides"]["icc"], 0),
+            icc=words.percent(max(0.0, four["hand_decides"]["icc"]), 0),  # ICC(1) can dip below 0 by chance
             same=words.percent(four["same_winner"]["share"], 0),
         ),
         words(verdict(four)),

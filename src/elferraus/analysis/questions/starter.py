@@ -74,7 +74,13 @@ def section(results: dict[str, Any], words: Words) -> Section:
             values, bars = error_bars(entries, "win_share")
             xs = [p + (offset - 1.5) * 0.08 for p in PLAYER_COUNTS]
             left.errorbar(
-                xs, values, yerr=bars, marker=MARKERS[level], color=LEVEL_COLOURS[level], capsize=2, label=level
+                xs,
+                values,
+                yerr=bars,
+                marker=MARKERS[level],
+                color=LEVEL_COLOURS[level],
+                capsize=2,
+                label=words.level(level),
             )
         left.plot(PLAYER_COUNTS, [100 / p for p in PLAYER_COUNTS], "--", color=ACCENT, label=words("common.parity"))
         left.set_xticks(PLAYER_COUNTS)
@@ -86,14 +92,16 @@ def section(results: dict[str, Any], words: Words) -> Section:
             places = figures[level]["4"]["by_position"]
             values, bars = error_bars(places, "win_share")
             places_x = np.arange(4) + (offset - 1.5) * width
-            right.bar(places_x, values, width, yerr=bars, capsize=2, color=LEVEL_COLOURS[level], label=level)
+            right.bar(
+                places_x, values, width, yerr=bars, capsize=2, color=LEVEL_COLOURS[level], label=words.level(level)
+            )
         right.axhline(25, linestyle="--", color=ACCENT)
         right.set_xticks(range(4), [words("starter.place", place=place + 1) for place in range(4)])
         right.set_ylabel(words("starter.axis_position"))
         right.set_title(words("starter.four"))
         picture = png(fig)
     rows = tuple(
-        (level, *(words.share_with_interval(figures[level][str(p)], "win_share") for p in PLAYER_COUNTS))
+        (words.level(level), *(words.share_with_interval(figures[level][str(p)], "win_share") for p in PLAYER_COUNTS))
         for level in LEVELS
     )
     edges = {level: figures[level]["4"]["win_share"] - 0.25 for level in LEVELS}
@@ -108,7 +116,7 @@ def section(results: dict[str, Any], words: Words) -> Section:
             random=words.share_with_interval(figures["random"]["4"], "win_share"),
             two=words.share_with_interval(two, "win_share"),
         ),
-        words("starter.strongest", level=strongest, edge=words.number(100 * edges[strongest], 1)),
+        words("starter.strongest", level=words.level(strongest), edge=words.signed(100 * edges[strongest])),
     )
     return Section(
         NAME,
