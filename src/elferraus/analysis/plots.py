@@ -29,8 +29,8 @@ MARKERS = {"random": "o", "greedy": "s", "medium": "^", "expert": "D"}
 _STYLE: dict[Any, Any] = {
     "figure.dpi": 110,
     "savefig.dpi": 110,
-    "font.size": 10,
-    "axes.titlesize": 11,
+    "font.size": 12,
+    "axes.titlesize": 12,
     "axes.spines.top": False,
     "axes.spines.right": False,
     "axes.grid": True,
