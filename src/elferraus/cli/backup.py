@@ -10,10 +10,10 @@ from pathlib import Path
 
 def database_problem(path: str) -> str | None:
     """Why the server could not use the database ``path``, in one line naming it; None if it can."""
-    from elferraus.server.sqlite import StoreError, check_database
+    from elferraus.server.store import StoreError, check_store
 
     try:
-        check_database(path)
+        check_store(path)
     except StoreError as error:
         return f"elferraus serve: cannot use the database {error}"
     return None
@@ -26,7 +26,11 @@ def run_backup(args: argparse.Namespace) -> int:
     either the old file or the whole new copy, never half of one.
     """
     from elferraus.server.sqlite import SqliteDatabase, StoreError
+    from elferraus.server.store import is_postgres
 
+    if is_postgres(args.db):
+        print("elferraus backup: a PostgreSQL database is copied with pg_dump (docs/deploy.md)", file=sys.stderr)
+        return 2
     source, target = Path(args.db), Path(args.out)
     if not source.is_file():
         print(f"elferraus backup: there is no database file {str(source)!r}", file=sys.stderr)

@@ -177,10 +177,11 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     serve.add_argument(
         "--db",
-        metavar="FILE",
+        metavar="FILE|URL",
         default="elferraus.sqlite3",
-        help="the SQLite database that stores every room and move (default: %(default)s in the current folder, "
-        "made if missing; a server started in another folder without --db starts with no games)",
+        help="the database that stores every room and move: a SQLite file (default: %(default)s in the current "
+        "folder, made if missing; a server started in another folder without --db starts with no games) or a "
+        "PostgreSQL URL postgresql://USER:PASSWORD@HOST:PORT/NAME, its schema upgraded in place (docs/deploy.md)",
     )
     serve.add_argument(
         "--rooms-per-minute",

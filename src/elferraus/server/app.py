@@ -46,7 +46,7 @@ from elferraus.server.schemas import (
     refusal,
     too_deep,
 )
-from elferraus.server.store import SqliteStore, StoreError
+from elferraus.server.store import StoreError, open_store
 from elferraus.server.worker import ServiceWorker
 
 LOG = logging.getLogger("elferraus.server")
@@ -145,7 +145,7 @@ def create_app(
     static_dir: Path | None = None,
     rooms_per_minute: float = ROOMS_PER_MINUTE,
 ) -> FastAPI:
-    """The server's ASGI app, with its rooms stored in ``db_path``.
+    """The server's ASGI app, with its rooms stored in ``db_path`` (a SQLite file or a ``postgresql://`` URL).
 
     One client address may create ``rooms_per_minute`` rooms a minute on
     average, up to ``ROOM_BURST`` at once (0: no limit); more are refused with 429.
@@ -159,7 +159,7 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        store = await SqliteStore.open(db_path)
+        store = await open_store(db_path)
         state["lobby"] = Lobby(store)
         try:
             await state["lobby"].restore()

@@ -34,7 +34,7 @@ from elferraus.record import read_record
 from elferraus.rules import PRESETS, Rules
 from elferraus.server.payloads import game_payload, game_text, hidden_moves, view_text
 from elferraus.server.reactions import reaction_text
-from elferraus.server.store import Finish, RoomRow, SeatRow, Store, StoreError
+from elferraus.server.store import Finish, MoveTakenError, RoomRow, SeatRow, Store, StoreError
 from elferraus.session import Seat, Table, TableSetup, TurnError
 
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
@@ -303,6 +303,10 @@ class Room:
         """Await a store call; a failure becomes the retryable refusal ``store_unavailable``."""
         try:
             return await write
+        except MoveTakenError as error:
+            # Another server on the same database stored its move first: this one's copy of the room is behind.
+            LOG.warning(f"room {self.code}: another server stored this move first: {error.reason}")
+            raise RoomError("stale", "web_error_stale_elsewhere") from error
         except StoreError as error:
             LOG.warning(f"room {self.code}: the database refused a change: {error.reason}")
             raise RoomError("store_unavailable") from error

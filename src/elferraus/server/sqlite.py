@@ -71,6 +71,15 @@ class StoreError(Exception):
         self.reason = reason
 
 
+class MoveTakenError(StoreError):
+    """Another move is already stored under that number of the game: someone else's was accepted first.
+
+    Only another server process on the same database can get there first (a room's moves are made one at
+    a time in its process); the database's key on (game, move number) decides, and the later mover is
+    refused as ``stale``.
+    """
+
+
 @dataclass(frozen=True)
 class SeatRow:
     """A seat as stored."""
@@ -268,8 +277,7 @@ class SqliteDatabase:
                 if finish is not None:
                     self._finish(game, finish)
         except sqlite3.IntegrityError:
-            stored = self._db.execute("SELECT text FROM moves WHERE game = ? AND n = ?", (game, number)).fetchone()
-            if stored != (text,):
+            if self.stored_move(game, number) != text:
                 raise
             if finish is not None:
                 with self._db:
@@ -289,6 +297,11 @@ class SqliteDatabase:
             "UPDATE games SET result = ?, finished = ? WHERE id = ?", (json.dumps(finish.result), time.time(), game)
         )
         self._db.execute("UPDATE rooms SET status = ? WHERE code = ?", (finish.status, finish.code))
+
+    def stored_move(self, game: int, number: int) -> str | None:
+        """The text stored as move ``number`` of ``game``, or None."""
+        row = self._db.execute("SELECT text FROM moves WHERE game = ? AND n = ?", (game, number)).fetchone()
+        return None if row is None else str(row[0])
 
     def record(self, game: int) -> dict[str, Any] | None:
         """A finished game's ``elferraus/1`` record, or None if there is no such finished game."""

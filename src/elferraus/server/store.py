@@ -1,7 +1,9 @@
 """Everything the server must not forget, behind one asynchronous interface.
 
 The rooms await the store and never touch a database themselves; ``Store``
-is what they rely on, ``SqliteStore`` the implementation on SQLite. Database
+is what they rely on, ``open_store`` picks its implementation from ``--db``:
+``SqliteStore`` (here) for a file, ``PostgresStore`` (``postgres.py``) for a
+``postgresql://`` URL. On SQLite, database
 work runs on the store's own threads (one writer, one reader), so a write
 stuck behind another process's lock, a full disk or a failing file never
 holds up the event loop: other rooms play on, and the caller gets a
@@ -21,6 +23,7 @@ from elferraus.server.sqlite import (
     BUSY_TIMEOUT,
     Finish,
     GameRow,
+    MoveTakenError,
     RoomRow,
     SeatRow,
     SqliteDatabase,
@@ -30,6 +33,14 @@ from elferraus.server.sqlite import (
 )
 
 T = TypeVar("T")
+
+POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+"""How a ``--db`` that names a PostgreSQL database begins; anything else is a SQLite file."""
+
+
+def is_postgres(db: str) -> bool:
+    """True if ``db`` is a PostgreSQL URL rather than the path of a SQLite file."""
+    return db.startswith(POSTGRES_SCHEMES)
 
 
 class Store(Protocol):
@@ -50,7 +61,13 @@ class Store(Protocol):
         """Store a newly dealt game, the seats that changed for it, and the room as playing; returns its id."""
 
     async def add_move(self, game: int, number: int, text: str, finish: Finish | None = None) -> None:
-        """Store move ``number`` of ``game`` (and with a round's last move, its result and the room's status)."""
+        """Store move ``number`` of ``game`` (and with a round's last move, its result and the room's status).
+
+        The very same move stored again is confirmed, not refused.
+
+        Raises:
+            MoveTakenError: another move is stored under that number (another server accepted it first).
+        """
 
     async def record(self, game: int) -> dict[str, Any] | None:
         """A finished game's ``elferraus/1`` record, or None."""
@@ -146,8 +163,22 @@ class SqliteStore:
         return await self._write(lambda db: db.start_game(code, seats, match_seed, round_number, deal))
 
     async def add_move(self, game: int, number: int, text: str, finish: Finish | None = None) -> None:
-        """Store move ``number`` of ``game`` (and with a round's last move, its result and the room's status)."""
-        await self._write(lambda db: db.add_move(game, number, text, finish))
+        """Store move ``number`` of ``game`` (and with a round's last move, its result and the room's status).
+
+        Raises:
+            MoveTakenError: another move is stored under that number (another server accepted it first).
+        """
+
+        def work(db: SqliteDatabase) -> None:
+            try:
+                db.add_move(game, number, text, finish)
+            except sqlite3.IntegrityError:
+                stored = db.stored_move(game, number)
+                if stored is not None and stored != text:
+                    raise MoveTakenError(self.path, f"move {number} of game {game} is already stored") from None
+                raise
+
+        await self._write(work)
 
     async def record(self, game: int) -> dict[str, Any] | None:
         """A finished game's ``elferraus/1`` record, or None."""
@@ -173,10 +204,43 @@ class SqliteStore:
             db.close()
 
 
+async def open_store(db: str) -> Store:
+    """The store ``db`` names: a ``postgresql://`` URL (``PostgresStore``), else a SQLite file (``SqliteStore``).
+
+    Raises:
+        StoreError: the database cannot be used (the message names it, without a password, and says why).
+    """
+    if not is_postgres(db):
+        return await SqliteStore.open(db)
+    try:
+        from elferraus.server.postgres import PostgresStore
+    except ImportError as error:
+        raise StoreError(db, f"PostgreSQL needs psycopg: pip install 'elferraus[postgres]' ({error})") from None
+    return await PostgresStore.open(db)
+
+
+def check_store(db: str) -> None:
+    """Refuse, in words naming ``db``, a database the server could not use (opened, upgraded and closed).
+
+    Raises:
+        StoreError: it cannot be used.
+    """
+    if not is_postgres(db):
+        check_database(db)
+        return
+
+    async def open_and_close() -> None:
+        await (await open_store(db)).close()
+
+    asyncio.run(open_and_close())
+
+
 __all__ = [
     "BUSY_TIMEOUT",
+    "POSTGRES_SCHEMES",
     "Finish",
     "GameRow",
+    "MoveTakenError",
     "RoomRow",
     "SeatRow",
     "SqliteStore",
@@ -184,4 +248,7 @@ __all__ = [
     "StoreError",
     "UnreadableRoom",
     "check_database",
+    "check_store",
+    "is_postgres",
+    "open_store",
 ]

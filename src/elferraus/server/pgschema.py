@@ -1,0 +1,120 @@
+"""The PostgreSQL store's schema: its versions, in order, and the upgrade of a database in place.
+
+Version N of the schema is what the first N entries of ``MIGRATIONS`` make;
+the table ``schema_version`` holds the version a database is at. ``migrate``
+brings a database up to the newest version in one transaction (PostgreSQL's
+DDL is transactional): a database is upgraded wholly or not at all, and a
+failed upgrade leaves it at its old version with its rows untouched. A lock
+taken for that transaction lets one server upgrade while another that
+starts at the same moment waits and then finds nothing left to do.
+
+A change of the schema is a new entry at the end, never an edit of one that
+was released: databases out there are at that version already.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit, urlunsplit
+
+from elferraus.server.sqlite import StoreError
+
+if TYPE_CHECKING:
+    from psycopg import AsyncConnection
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    # 1: the tables of the SQLite store, JSON kept as text.
+    (
+        """CREATE TABLE rooms (
+            code text PRIMARY KEY,
+            settings text NOT NULL,
+            status text NOT NULL,
+            created double precision NOT NULL
+        )""",
+        """CREATE TABLE seats (
+            code text NOT NULL REFERENCES rooms (code),
+            seat integer NOT NULL,
+            name text NOT NULL,
+            kind text NOT NULL,
+            level text,
+            token_hash text,
+            PRIMARY KEY (code, seat)
+        )""",
+        """CREATE TABLE games (
+            id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            code text NOT NULL REFERENCES rooms (code),
+            match_seed bigint NOT NULL,
+            round integer NOT NULL,
+            deal text NOT NULL,
+            result text,
+            finished double precision
+        )""",
+        # The key on (game, n) is what lets exactly one of two servers store a move of the same number.
+        """CREATE TABLE moves (
+            game bigint NOT NULL REFERENCES games (id),
+            n integer NOT NULL,
+            text text NOT NULL,
+            PRIMARY KEY (game, n)
+        )""",
+        "CREATE INDEX games_by_room ON games (code, id)",
+    ),
+    # 2: the settings, deals and results as the type json, so that the database refuses a damaged one; json
+    # (not jsonb) keeps each text as it was written, its keys in their order, as a record is downloaded.
+    (
+        "ALTER TABLE rooms ALTER COLUMN settings TYPE json USING settings::json",
+        "ALTER TABLE games ALTER COLUMN deal TYPE json USING deal::json",
+        "ALTER TABLE games ALTER COLUMN result TYPE json USING result::json",
+    ),
+)
+"""The statements of each version of the schema, oldest first."""
+
+LATEST = len(MIGRATIONS)
+"""The version this server writes and reads."""
+
+_UPGRADE_LOCK = 0x656C666572726175
+"""The advisory lock that one upgrade at a time holds (the bytes of "elferrau")."""
+
+
+def shown(url: str) -> str:
+    """``url`` as it may be printed and logged: its password, if any, replaced by ``***``."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
+
+
+async def schema_version(connection: AsyncConnection[tuple[object, ...]]) -> int:
+    """The version of the schema the database is at (0: none of this server's tables yet)."""
+    cursor = await connection.execute("SELECT to_regclass('schema_version') IS NOT NULL")
+    exists = await cursor.fetchone()
+    if exists is None or not exists[0]:
+        return 0
+    row = await (await connection.execute("SELECT version FROM schema_version")).fetchone()
+    return 0 if row is None else int(str(row[0]))
+
+
+async def migrate(connection: AsyncConnection[tuple[object, ...]], url: str, target: int = LATEST) -> int:
+    """Upgrade the database ``connection`` is open on to version ``target``; returns the version it was at.
+
+    Raises:
+        StoreError: the database is at a newer version than this server knows, or an upgrade failed (then
+            nothing of it was kept).
+        psycopg.Error: the database could not be reached or refused the upgrade (nothing of it was kept).
+    """
+    async with connection.transaction():
+        await connection.execute("SELECT pg_advisory_xact_lock(%s)", (_UPGRADE_LOCK,))
+        await connection.execute("CREATE TABLE IF NOT EXISTS schema_version (version integer NOT NULL)")
+        before = await schema_version(connection)
+        if before > LATEST:
+            raise StoreError(
+                shown(url), f"the database's schema is version {before}, newer than this server's ({LATEST})"
+            )
+        for version in range(before + 1, target + 1):
+            for statement in MIGRATIONS[version - 1]:
+                await connection.execute(statement)
+        if before == 0:
+            await connection.execute("INSERT INTO schema_version (version) VALUES (%s)", (max(before, target),))
+        else:
+            await connection.execute("UPDATE schema_version SET version = %s", (max(before, target),))
+    return before

@@ -1,0 +1,299 @@
+"""``Store`` on PostgreSQL (``elferraus serve --db postgresql://...``), with psycopg 3's connection pool.
+
+Same promises as the SQLite store: every method is one transaction, kept
+whole or not at all, and a failure of any kind is a ``StoreError``. The work
+is asynchronous on the event loop itself (psycopg's async connections), so a
+write that waits for a lock or a database that is gone never holds up other
+rooms. A commit returns once PostgreSQL has it on disk (its default
+``synchronous_commit``), before anybody hears of the change.
+
+The schema and its upgrades are in ``pgschema.py``; a database is brought up
+to the newest version when the store opens.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import psycopg
+from psycopg.types.json import Json
+from psycopg_pool import AsyncConnectionPool
+
+from elferraus.server.pgschema import migrate, shown
+from elferraus.server.sqlite import (
+    BUSY_TIMEOUT,
+    Finish,
+    GameRow,
+    MoveTakenError,
+    RoomRow,
+    SeatRow,
+    StoreError,
+    UnreadableRoom,
+)
+
+T = TypeVar("T")
+Connection = psycopg.AsyncConnection[tuple[Any, ...]]
+
+CONNECT_TIMEOUT = 3
+"""Seconds to reach the database before a new connection fails (libpq counts whole seconds, at least 2)."""
+POOL_SIZE = 4
+"""Connections the store holds open at most: the writes of a few rooms at once, and a read beside them."""
+STATEMENT_TIMEOUT = 10.0
+"""Seconds one statement may run at most; the store's are small, so only a database in trouble gets there."""
+
+
+def _reason(error: BaseException) -> str:
+    return " ".join(str(error).split()) or type(error).__name__
+
+
+async def _configure(connection: Connection) -> None:
+    # A write that waits for another's lock longer than the SQLite store's busy timeout fails the same way.
+    await connection.execute("SELECT set_config('lock_timeout', %s, false)", (f"{round(BUSY_TIMEOUT * 1000)}ms",))
+    await connection.execute(
+        "SELECT set_config('statement_timeout', %s, false)", (f"{round(STATEMENT_TIMEOUT * 1000)}ms",)
+    )
+
+
+class PostgresStore:
+    """``Store`` on a PostgreSQL database, its connections in a pool.
+
+    A connection is checked before each use, so one broken by a restart of
+    the database is replaced instead of failing a call: once PostgreSQL is
+    back, the next call works.
+
+    Args:
+        url: the database, ``postgresql://user:password@host:port/name`` (any libpq connection URL).
+        pool: its open connection pool.
+    """
+
+    def __init__(self, url: str, pool: AsyncConnectionPool[Connection]) -> None:
+        self.url = url
+        self.path = shown(url)
+        """The database as it is named in errors and logs (without its password)."""
+        self._pool = pool
+
+    @classmethod
+    async def open(cls, url: str) -> PostgresStore:
+        """A store on the database ``url``, its schema made or upgraded to the newest version.
+
+        Raises:
+            StoreError: the database cannot be reached or used, or its upgrade failed (then it is unchanged).
+        """
+        try:
+            async with await psycopg.AsyncConnection.connect(
+                url, autocommit=True, connect_timeout=CONNECT_TIMEOUT
+            ) as connection:
+                await _configure(connection)
+                await migrate(connection, url)
+        except psycopg.Error as error:
+            raise StoreError(shown(url), _reason(error)) from error
+        pool: AsyncConnectionPool[Connection] = AsyncConnectionPool(
+            url,
+            kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT},
+            min_size=1,
+            max_size=POOL_SIZE,
+            open=False,
+            configure=_configure,
+            check=AsyncConnectionPool.check_connection,
+            timeout=BUSY_TIMEOUT,
+            name="elferraus-store",
+        )
+        try:
+            await pool.open(wait=True, timeout=CONNECT_TIMEOUT * 2)
+        except psycopg.Error as error:
+            await pool.close()
+            raise StoreError(shown(url), _reason(error)) from error
+        return cls(url, pool)
+
+    async def _run(self, work: Callable[[Connection], Awaitable[T]]) -> T:
+        try:
+            async with self._pool.connection() as connection:
+                return await work(connection)
+        except psycopg.Error as error:
+            raise StoreError(self.path, _reason(error)) from error
+
+    async def _write(self, work: Callable[[Connection], Awaitable[T]]) -> T:
+        async def in_transaction(connection: Connection) -> T:
+            async with connection.transaction():
+                return await work(connection)
+
+        return await self._run(in_transaction)
+
+    async def _read(self, work: Callable[[Connection], Awaitable[T]]) -> T:
+        async def in_snapshot(connection: Connection) -> T:
+            async with connection.transaction():
+                await connection.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                return await work(connection)
+
+        return await self._run(in_snapshot)
+
+    # -- rooms and seats ------------------------------------------------------
+
+    async def add_room(self, code: str, settings: dict[str, Any], seats: list[SeatRow]) -> None:
+        """Store a new room with its seats."""
+
+        async def work(connection: Connection) -> None:
+            await connection.execute(
+                "INSERT INTO rooms (code, settings, status, created) VALUES (%s, %s, 'waiting', extract(epoch FROM "
+                "clock_timestamp()))",
+                (code, Json(settings)),
+            )
+            async with connection.cursor() as cursor:
+                await cursor.executemany(
+                    "INSERT INTO seats (code, seat, name, kind, level, token_hash) VALUES (%s, %s, %s, %s, %s, %s)",
+                    [(code, s.seat, s.name, s.kind, s.level, s.token_hash) for s in seats],
+                )
+
+        await self._write(work)
+
+    @staticmethod
+    async def _update_seats(connection: Connection, code: str, seats: list[SeatRow]) -> None:
+        async with connection.cursor() as cursor:
+            await cursor.executemany(
+                "UPDATE seats SET name = %s, kind = %s, level = %s, token_hash = %s WHERE code = %s AND seat = %s",
+                [(s.name, s.kind, s.level, s.token_hash, code, s.seat) for s in seats],
+            )
+
+    async def update_seat(self, code: str, seat: SeatRow) -> None:
+        """Store a seat's new occupant."""
+        await self._write(lambda connection: self._update_seats(connection, code, [seat]))
+
+    async def code_exists(self, code: str) -> bool:
+        """True if a room with this code was ever made."""
+
+        async def work(connection: Connection) -> bool:
+            cursor = await connection.execute("SELECT 1 FROM rooms WHERE code = %s", (code,))
+            return await cursor.fetchone() is not None
+
+        return await self._run(work)
+
+    # -- games and moves ------------------------------------------------------
+
+    async def start_game(
+        self, code: str, seats: list[SeatRow], match_seed: int, round_number: int, deal: dict[str, Any]
+    ) -> int:
+        """Store a newly dealt game, the seats that changed for it, and the room as playing; returns its id."""
+
+        async def work(connection: Connection) -> int:
+            await self._update_seats(connection, code, seats)
+            cursor = await connection.execute(
+                "INSERT INTO games (code, match_seed, round, deal) VALUES (%s, %s, %s, %s) RETURNING id",
+                (code, match_seed, round_number, Json(deal)),
+            )
+            row = await cursor.fetchone()
+            assert row is not None
+            await connection.execute("UPDATE rooms SET status = 'playing' WHERE code = %s", (code,))
+            return int(row[0])
+
+        return await self._write(work)
+
+    async def add_move(self, game: int, number: int, text: str, finish: Finish | None = None) -> None:
+        """Store move ``number`` of ``game`` (and with a round's last move, its result and the room's status).
+
+        The very same move stored again is confirmed, not refused: a commit that reached the database although
+        the caller heard it fail.
+
+        Raises:
+            MoveTakenError: another move is stored under that number (another server accepted it first).
+        """
+
+        async def work(connection: Connection) -> None:
+            # Of two servers inserting the same (game, n) at once, the second waits here for the first's commit,
+            # then finds its row: the database's key decides, never timing.
+            cursor = await connection.execute(
+                "INSERT INTO moves (game, n, text) VALUES (%s, %s, %s) ON CONFLICT (game, n) DO NOTHING",
+                (game, number, text),
+            )
+            if cursor.rowcount == 0:
+                stored = await connection.execute("SELECT text FROM moves WHERE game = %s AND n = %s", (game, number))
+                if await stored.fetchone() != (text,):
+                    raise MoveTakenError(self.path, f"move {number} of game {game} is already stored")
+            if finish is not None:
+                await connection.execute(
+                    "UPDATE games SET result = %s, finished = extract(epoch FROM clock_timestamp()) WHERE id = %s",
+                    (Json(finish.result), game),
+                )
+                await connection.execute("UPDATE rooms SET status = %s WHERE code = %s", (finish.status, finish.code))
+
+        await self._write(work)
+
+    async def record(self, game: int) -> dict[str, Any] | None:
+        """A finished game's ``elferraus/1`` record, or None."""
+
+        async def work(connection: Connection) -> dict[str, Any] | None:
+            row = await (await connection.execute("SELECT deal, result FROM games WHERE id = %s", (game,))).fetchone()
+            if row is None or row[1] is None:
+                return None
+            moves = await connection.execute("SELECT text FROM moves WHERE game = %s ORDER BY n", (game,))
+            record: dict[str, Any] = dict(row[0])
+            record["moves"] = [text for (text,) in await moves.fetchall()]
+            record["result"] = row[1]
+            return record
+
+        return await self._read(work)
+
+    # -- loading --------------------------------------------------------------
+
+    async def rooms(self) -> list[RoomRow | UnreadableRoom]:
+        """Every stored room with its seats and the games of its latest match, oldest first, as of one moment.
+
+        A room whose rows cannot be read back comes as ``UnreadableRoom``; the others still come.
+        """
+
+        async def work(connection: Connection) -> list[RoomRow | UnreadableRoom]:
+            rooms = await (
+                await connection.execute("SELECT code, settings, status FROM rooms ORDER BY created")
+            ).fetchall()
+            seats = await (
+                await connection.execute(
+                    "SELECT code, seat, name, kind, level, token_hash FROM seats ORDER BY code, seat"
+                )
+            ).fetchall()
+            latest = (
+                "SELECT g.id, g.code, g.match_seed, g.round, g.deal, g.result FROM games g WHERE g.match_seed = "
+                "(SELECT l.match_seed FROM games l WHERE l.code = g.code ORDER BY l.id DESC LIMIT 1)"
+            )
+            games = await (await connection.execute(f"{latest} ORDER BY g.id")).fetchall()
+            moves = await (
+                await connection.execute(
+                    f"SELECT m.game, m.text FROM moves m JOIN ({latest}) AS latest ON latest.id = m.game "
+                    "ORDER BY m.game, m.n"
+                )
+            ).fetchall()
+            return _assemble(rooms, seats, games, moves)
+
+        return await self._read(work)
+
+    async def close(self) -> None:
+        """Finish the work under way, then close every connection."""
+        await self._pool.close()
+
+
+def _assemble(
+    rooms: list[tuple[Any, ...]],
+    seats: list[tuple[Any, ...]],
+    games: list[tuple[Any, ...]],
+    moves: list[tuple[Any, ...]],
+) -> list[RoomRow | UnreadableRoom]:
+    """The rooms from the rows of their tables (each in the order it is shown)."""
+    seats_of: dict[str, list[SeatRow]] = {}
+    for code, *seat in seats:
+        seats_of.setdefault(code, []).append(SeatRow(*seat))
+    moves_of: dict[int, list[str]] = {}
+    for game, text in moves:
+        moves_of.setdefault(game, []).append(text)
+    games_of: dict[str, list[tuple[Any, ...]]] = {}
+    for game_id, code, *game in games:
+        games_of.setdefault(code, []).append((game_id, *game))
+    loaded: list[RoomRow | UnreadableRoom] = []
+    for code, settings, status in rooms:
+        try:
+            room_games = [
+                GameRow(int(game_id), int(seed), int(number), dict(deal), moves_of.get(game_id, []), result)
+                for game_id, seed, number, deal, result in games_of.get(code, [])
+            ]
+            loaded.append(RoomRow(code, dict(settings), str(status), seats_of.get(code, []), room_games))
+        except (ValueError, TypeError, KeyError) as error:
+            loaded.append(UnreadableRoom(str(code), _reason(error)))
+    return loaded
