@@ -1,13 +1,17 @@
-"""Shared test set-up: a home folder of its own (``home``), and the fuzz tests' totals in the terminal summary
-(summed over the xdist workers)."""
+"""Shared test set-up: a home folder of its own (``home``), a real PostgreSQL (``postgres``), the server's
+database on each store (``database``), and the fuzz tests' totals in the terminal summary (summed over the
+xdist workers)."""
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from postgres_helpers import PostgresServer, postgres_server
 
 
 @pytest.fixture
@@ -19,6 +23,22 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     work.mkdir()
     monkeypatch.chdir(work)
     return tmp_path
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[PostgresServer]:
+    """A PostgreSQL server of this test process's own, started once and stopped at the end."""
+    with postgres_server() as server:
+        yield server
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def database(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """The server's ``--db`` on each store: a new SQLite file, or a new database on the test PostgreSQL."""
+    if request.param == "sqlite":
+        return str(tmp_path / "rooms.db")
+    server: PostgresServer = request.getfixturevalue("postgres")
+    return server.new_database()
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:

@@ -11,6 +11,7 @@ import glob
 import os
 import pwd
 import shutil
+import sqlite3
 import subprocess
 import tempfile
 import uuid
@@ -98,6 +99,16 @@ def postgres_server() -> Iterator[PostgresServer]:
 
 
 def query(url: str, sql: str, *params: object) -> list[tuple[object, ...]]:
-    """The rows of one query on the database ``url``, from a connection of its own."""
+    """The rows of one statement on the database ``url`` (none for a change), from a connection of its own."""
     with psycopg.connect(url, autocommit=True) as connection:
-        return connection.execute(sql, params or None).fetchall()
+        cursor = connection.execute(sql, params or None)
+        return cursor.fetchall() if cursor.description is not None else []
+
+
+def count_rows(db: str, table: str) -> int:
+    """How many rows ``table`` has in the server's database ``db`` (a SQLite file or a PostgreSQL URL)."""
+    if db.startswith("postgresql://"):
+        ((count,),) = query(db, f"SELECT COUNT(*) FROM {table}")
+        return int(str(count))
+    with contextlib.closing(sqlite3.connect(db)) as stored:
+        return int(stored.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])

@@ -97,6 +97,9 @@ class PostgresStore:
             configure=_configure,
             check=AsyncConnectionPool.check_connection,
             timeout=BUSY_TIMEOUT,
+            # The pool retries a failed connection with a growing delay; giving up soon instead lets the next
+            # call try afresh, so the store works again as soon as the database does.
+            reconnect_timeout=BUSY_TIMEOUT,
             name="elferraus-store",
         )
         try:
