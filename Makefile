@@ -33,15 +33,16 @@ typecheck: $(STAMP)
 layers: $(STAMP)
 	$(BIN)/lint-imports --no-cache
 
-# The browser tests drive Debian's Chromium and the fault tests use strace; as root with apt, the set-up
-# installs whichever is missing.
+# The browser tests drive Debian's Chromium, the fault tests use strace and the store tests start their own
+# PostgreSQL (its server programs, initdb and pg_ctl); as root with apt, the set-up installs whichever is missing.
 browser:
 	@missing=""; test -x $(CHROMIUM) || missing="chromium"; command -v strace >/dev/null || missing="$$missing strace"; \
+	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null || missing="$$missing postgresql"; \
 	if [ -n "$$missing" ]; then \
 		{ [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null \
-		&& echo "installing$$missing for the browser and fault tests ..." \
+		&& echo "installing$$missing for the browser, fault and store tests ..." \
 		&& apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; } \
-		|| { echo "The tests need Chromium at $(CHROMIUM) and strace: install the packages chromium and strace, or make test CHROMIUM=/path/to/chromium"; exit 1; }; \
+		|| { echo "The tests need Chromium at $(CHROMIUM), strace and PostgreSQL: install the packages chromium, strace and postgresql, or make test CHROMIUM=/path/to/chromium"; exit 1; }; \
 	fi
 
 # The server's fuzz tests at full size (make test runs them short): at least 100,000 generated HTTP requests

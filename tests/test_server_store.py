@@ -1,4 +1,4 @@
-"""What the server keeps in SQLite, and everything that comes back after a restart."""
+"""What the server keeps in SQLite, and everything that comes back after a restart (on either store)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from elferraus.record import read_record
 from elferraus.server.client import RoomClient, ServerError, join_room
 from elferraus.server.rooms import hash_token
 from elferraus.server.sqlite import SeatRow, SqliteDatabase
+from postgres_helpers import count_rows
 from server_helpers import act, get, look, play_round, raw, room_with_people, start, wait_online
 from web_helpers import serving
 
@@ -137,8 +138,8 @@ def room_of(state: dict[str, Any]) -> dict[str, Any]:
 
 
 @pytest.mark.timeout(60)
-def test_a_game_in_progress_comes_back_after_a_restart(tmp_path: Path) -> None:
-    db = str(tmp_path / "rooms.db")
+def test_a_game_in_progress_comes_back_after_a_restart(database: str) -> None:
+    db = database
 
     async def main() -> None:
         async with serving(db) as base:
@@ -180,14 +181,13 @@ def test_a_game_in_progress_comes_back_after_a_restart(tmp_path: Path) -> None:
             with pytest.raises(ServerError) as refusal:
                 await join_room(base, code, 1, "Carl")
             assert refusal.value.status == 409
-        with sqlite3.connect(db) as stored:
-            assert stored.execute("SELECT COUNT(*) FROM moves").fetchone() == (10,)
+        assert count_rows(db, "moves") == 10
 
     asyncio.run(main())
 
 
-def test_a_waiting_room_comes_back_waiting(tmp_path: Path) -> None:
-    db = str(tmp_path / "rooms.db")
+def test_a_waiting_room_comes_back_waiting(database: str) -> None:
+    db = database
 
     async def main() -> None:
         async with serving(db) as base:
@@ -210,8 +210,8 @@ def test_a_waiting_room_comes_back_waiting(tmp_path: Path) -> None:
 
 
 @pytest.mark.timeout(120)
-def test_finished_rounds_and_the_computers_come_back_after_restarts(tmp_path: Path) -> None:
-    db = str(tmp_path / "rooms.db")
+def test_finished_rounds_and_the_computers_come_back_after_restarts(database: str) -> None:
+    db = database
 
     async def main() -> None:
         async with serving(db) as base:

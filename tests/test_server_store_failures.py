@@ -1,7 +1,8 @@
 """When the database refuses, nothing is half done: the mover may try again, computers retry, others play on.
 
-The faults here are real SQLite ones made in this process (another connection
-holding the write lock past the busy timeout); ``test_server_faults.py``
+The faults here are real ones made in this process (another connection
+holding the write lock past the busy timeout, on SQLite and on PostgreSQL);
+``test_server_faults.py``
 injects the others (a full disk, a read-only file) into a server process.
 """
 
@@ -15,19 +16,30 @@ from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 
+import psycopg
 import pytest
 
 from elferraus.cli.main import main as cli
 from elferraus.i18n import tr
 from elferraus.server.client import RoomClient, create_room
 from elferraus.server.sqlite import BUSY_TIMEOUT, RoomRow, SqliteDatabase
+from postgres_helpers import count_rows
 from server_helpers import chooser, get, look, room_with_people, send_move, start, wait_online
 from web_helpers import serving
 
 
 @contextmanager
 def locked(db: str) -> Iterator[None]:
-    """Another connection holds the database's write lock (as another process would)."""
+    """Another connection holds the database's write lock (as another process would); on PostgreSQL, a lock
+    on every table that lets others read but not write."""
+    if db.startswith("postgresql://"):
+        with psycopg.connect(db) as holder:
+            holder.execute("LOCK TABLE rooms, seats, games, moves IN EXCLUSIVE MODE")
+            try:
+                yield
+            finally:
+                holder.rollback()
+        return
     holder = sqlite3.connect(db, isolation_level=None)
     try:
         holder.execute("BEGIN IMMEDIATE")
@@ -63,8 +75,8 @@ async def ping_time(client: RoomClient) -> float:
 
 
 @pytest.mark.timeout(60)
-def test_a_move_the_database_refuses_changes_nothing_and_may_be_sent_again(tmp_path: Path) -> None:
-    db = str(tmp_path / "rooms.db")
+def test_a_move_the_database_refuses_changes_nothing_and_may_be_sent_again(database: str) -> None:
+    db = database
 
     async def main() -> None:
         async with two_people(db) as (base, code, clients):
@@ -98,15 +110,14 @@ def test_a_move_the_database_refuses_changes_nothing_and_may_be_sent_again(tmp_p
                 after = await mover.until(lambda s: s["seq"] > state["seq"], 10)
                 assert after["game"]["moves"][: len(before["game"]["moves"])] == before["game"]["moves"]
                 assert len(after["game"]["moves"]) == len(before["game"]["moves"]) + 1
-        with sqlite3.connect(db) as stored:
-            assert stored.execute("SELECT COUNT(*) FROM moves").fetchone() == (len(after["game"]["moves"]),)
+        assert count_rows(db, "moves") == len(after["game"]["moves"])
 
     asyncio.run(main())
 
 
 @pytest.mark.timeout(60)
-def test_a_computer_retries_until_its_move_is_stored(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    db = str(tmp_path / "rooms.db")
+def test_a_computer_retries_until_its_move_is_stored(database: str, caplog: pytest.LogCaptureFixture) -> None:
+    db = database
     caplog.set_level(logging.WARNING, logger="elferraus.server")
 
     async def main() -> None:
@@ -136,8 +147,8 @@ def test_a_computer_retries_until_its_move_is_stored(tmp_path: Path, caplog: pyt
 
 
 @pytest.mark.timeout(60)
-def test_a_room_the_database_refuses_to_create_is_a_503_to_try_again(tmp_path: Path) -> None:
-    db = str(tmp_path / "rooms.db")
+def test_a_room_the_database_refuses_to_create_is_a_503_to_try_again(database: str) -> None:
+    db = database
 
     async def main() -> None:
         async with serving(db) as base:
@@ -153,8 +164,7 @@ def test_a_room_the_database_refuses_to_create_is_a_503_to_try_again(tmp_path: P
                 }
             made = await post(base, "/api/rooms", json={"name": "Anna"})
             assert made.status_code == 201
-        with sqlite3.connect(db) as stored:
-            assert stored.execute("SELECT COUNT(*) FROM rooms").fetchone() == (1,)
+        assert count_rows(db, "rooms") == 1
 
     asyncio.run(main())
 
