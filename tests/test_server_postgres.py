@@ -5,19 +5,22 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
+import sys
 import time
 
+import httpx
 import psycopg
 import pytest
 
 from elferraus.cli.main import main as cli
 from elferraus.server.client import RoomClient
-from elferraus.server.pgschema import LATEST, MIGRATIONS, migrate
+from elferraus.server.pgschema import LATEST, MIGRATIONS, migrate, shown
 from elferraus.server.postgres import PostgresStore
 from elferraus.server.store import Finish, RoomRow, SeatRow, StoreError, open_store
 from postgres_helpers import PostgresServer, count_rows, query
 from server_helpers import chooser, look, room_with_people, send_move, start, wait_online
-from web_helpers import serving
+from web_helpers import free_port, serving
 
 SETTINGS = {"players": 2, "rules": "classic", "rounds": 1, "fill": "easy", "away": 60.0, "pace": 0.0}
 DEAL = {"format": "elferraus/1", "rules": {"colors": "RYGB"}, "hands": [["R11"], ["Y11"]], "pile": []}
@@ -221,3 +224,39 @@ def test_serve_refuses_a_database_it_cannot_reach_in_one_line_without_the_passwo
     assert "no_such_database" in error
     assert "s3cret" not in error
     assert error.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("url", "printed"),
+    [
+        ("postgresql://u:pw@db.example:5432/games", "postgresql://u:***@db.example:5432/games"),
+        ("postgresql://u:p%40ss@[::1]/games?sslmode=require", "postgresql://u:***@[::1]/games?sslmode=require"),
+        ("postgresql://u@localhost/games", "postgresql://u@localhost/games"),
+        ("postgres:///games?host=/run/postgresql", "postgres:///games?host=/run/postgresql"),
+    ],
+)
+def test_a_url_is_shown_without_its_password(url: str, printed: str) -> None:
+    assert shown(url) == printed
+
+
+@pytest.mark.timeout(60)
+def test_serve_on_postgres_says_so_without_the_password(postgres: PostgresServer) -> None:
+    url = postgres.new_database().replace("postgres@", "postgres:s3cret@")  # the tests' server trusts any password
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "elferraus.cli.main", "serve", "--port", str(port), "--db", url],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        first = server.stdout.readline()
+        assert first == f"elferraus: open http://127.0.0.1:{port}/ (database {shown(url)}; Ctrl+C stops)\n"
+        assert "s3cret" not in first
+        made = httpx.post(f"http://127.0.0.1:{port}/api/rooms", json={"name": "Anna"}, timeout=10)
+        assert made.status_code == 201
+        assert query(url, "SELECT code FROM rooms") == [(made.json()["code"],)]
+    finally:
+        server.terminate()
+        server.communicate(timeout=20)

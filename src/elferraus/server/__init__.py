@@ -40,6 +40,7 @@ def run_server(
 
     from elferraus.server import limits
     from elferraus.server.logsummary import summarise_repeats
+    from elferraus.server.pgschema import shown
     from elferraus.server.proxies import ForwardedClientLimit
 
     timeout = limits.REQUEST_TIMEOUT if request_timeout is None else request_timeout
@@ -78,7 +79,7 @@ def run_server(
     summary = summarise_repeats("uvicorn.error", "asyncio")
     _log_to_stderr(summary)
     server = limits.BoundedServer(config, guard, summary)
-    print(f"elferraus: open http://{host}:{port}/ (database {db}; Ctrl+C stops)", flush=True)
+    print(f"elferraus: open http://{host}:{port}/ (database {shown(db)}; Ctrl+C stops)", flush=True)
     print(
         f"elferraus: at most {total} connections (open-files limit {fd_limit}), {per_address or 'any number'} "
         f"per address; a request must arrive within {timeout:g} s",
