@@ -135,9 +135,13 @@ def test_a_laid_card_slides_from_the_hand_to_its_place_in_200_ms(
 ) -> None:
     page = open_table(browser, contexts, problems, server, device)
     page.evaluate(WATCH_FLIGHTS)
+    card = reach_a_fit(page)
+    # The hand is measured where it is when the card leaves it: playing on to a fit, or the click's own
+    # scrolling into view, may move the page (and the hand with it) on a phone.
+    page.get_by_test_id(f"card-{card}").scroll_into_view_if_needed()
     hand_box = page.get_by_test_id("hand").bounding_box()
     assert hand_box is not None
-    card = lay_one(page)
+    lay(page, card)
     flights: list[dict[str, Any]] = page.evaluate("window.flights")
     mine = [flight for flight in flights if flight["card"] == card]
     assert len(mine) == 1, flights
