@@ -13,7 +13,7 @@ import numpy as np
 
 from elferraus.analysis.data import StudyData
 from elferraus.analysis.plan import PLAYER_COUNTS, Sizes, Table
-from elferraus.analysis.plots import LEVEL_COLOURS, figure, png
+from elferraus.analysis.plots import LEVEL_COLOURS, error_bars, figure, png
 from elferraus.analysis.questions import starter
 from elferraus.analysis.report_model import Plot, Section, TableBlock
 from elferraus.analysis.stats import mean
@@ -98,13 +98,11 @@ def section(results: dict[str, Any], words: Words) -> Section:
             TARGETS, (LEVEL_COLOURS["greedy"], LEVEL_COLOURS["medium"], LEVEL_COLOURS["expert"]), strict=True
         ):
             entries = [figures[str(p)]["match"][str(target)] for p in PLAYER_COUNTS]
+            rounds, bars = error_bars(entries, "mean_rounds", 1.0)
             right.errorbar(
                 PLAYER_COUNTS,
-                [entry["mean_rounds"] for entry in entries],
-                yerr=[
-                    [entry["mean_rounds"] - entry["ci95"][0] for entry in entries],
-                    [entry["ci95"][1] - entry["mean_rounds"] for entry in entries],
-                ],
+                rounds,
+                yerr=bars,
                 marker="o",
                 color=colour,
                 capsize=2,

@@ -6,7 +6,7 @@ from typing import Any
 
 from elferraus.analysis.data import StudyData
 from elferraus.analysis.plan import VARIANTS, Sizes, Table, equal_table, one_against
-from elferraus.analysis.plots import ACCENT, LEVEL_COLOURS, figure, png
+from elferraus.analysis.plots import ACCENT, LEVEL_COLOURS, error_bars, figure, png
 from elferraus.analysis.questions import luck, starter
 from elferraus.analysis.report_model import Plot, Section, TableBlock
 from elferraus.analysis.stats import clustered_share, mean, proportion
@@ -76,11 +76,7 @@ def section(results: dict[str, Any], words: Words) -> Section:
                 ((4, LEVEL_COLOURS["medium"], ""), (2, LEVEL_COLOURS["greedy"], "//"))
             ):
                 entries = [figures[variant][str(players)][field] for variant in variants]
-                values = [scale * entry[value] for entry in entries]
-                errors = [
-                    [scale * (entry[value] - entry["ci95"][0]) for entry in entries],
-                    [scale * (entry["ci95"][1] - entry[value]) for entry in entries],
-                ]
+                values, errors = error_bars(entries, value, scale)
                 ys = [index + (offset - 0.5) * 0.38 for index in range(len(variants))]
                 panel.barh(
                     ys,
