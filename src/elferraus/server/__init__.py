@@ -78,13 +78,12 @@ def run_server(
     # (below), which also sees their children: once each, or a record would count as its own repeat.
     summary = summarise_repeats("uvicorn.error", "asyncio")
     _log_to_stderr(summary)
-    server = limits.BoundedServer(config, guard, summary)
-    print(f"elferraus: open http://{host}:{port}/ (database {shown(db)}; Ctrl+C stops)", flush=True)
-    print(
+    greeting = [
+        f"elferraus: open http://{host}:{port}/ (database {shown(db)}; Ctrl+C stops)",
         f"elferraus: at most {total} connections (open-files limit {fd_limit}), {per_address or 'any number'} "
         f"per address; a request must arrive within {timeout:g} s",
-        flush=True,
-    )
+    ]
+    server = limits.BoundedServer(config, guard, summary, greeting)
     with contextlib.suppress(KeyboardInterrupt):  # Ctrl+C, raised again once the server has shut down
         server.run()
     return 0 if server.started else 3

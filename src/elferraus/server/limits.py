@@ -26,7 +26,7 @@ import os
 import socket
 import sys
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 import h11
@@ -289,10 +289,14 @@ class BoundedServer(uvicorn.Server):
     lengthens the kernel's queue again, so that clients are not turned away by a short queue.
     """
 
-    def __init__(self, config: uvicorn.Config, guard: ConnectionGuard, summary: RepeatSummary) -> None:
+    def __init__(
+        self, config: uvicorn.Config, guard: ConnectionGuard, summary: RepeatSummary, greeting: Sequence[str] = ()
+    ) -> None:
         super().__init__(config)
         self.guard = guard
         self.summary = summary
+        self.greeting = list(greeting)
+        """Lines printed once the server listens: an address printed earlier may not answer yet."""
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         await super().startup(sockets)
@@ -300,6 +304,9 @@ class BoundedServer(uvicorn.Server):
             for listener in server.sockets:
                 with socket.socket(fileno=os.dup(listener.fileno())) as same:
                     same.listen(LISTEN_QUEUE)
+        if self.started:
+            for line in self.greeting:
+                print(line, flush=True)
 
     async def on_tick(self, counter: int) -> bool:
         if counter % 100 == 0:  # every 10 s
