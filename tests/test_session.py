@@ -21,6 +21,7 @@ from elferraus.position import format_position
 from elferraus.record import write_record
 from elferraus.session import STAND_IN, Seat, Table, TableSetup, TurnError
 from engine_helpers import can_empty_hand
+from tui_helpers import table_at
 
 
 def make_table(levels: str, *, seed: int = 1, rules: str = "classic", rounds: int = 1) -> Table:
@@ -276,6 +277,29 @@ def test_undo_never_takes_back_the_opening() -> None:
     assert game.move_count > 1
 
 
+TABLE_AT = ("R10-12", "R13Y3Y5G2G4B3B6R1R3", "R9Y11G11B11Y12Y10", "G20Y1B1")
+"""Rows, your hand, the computer's hand, the top of the pile: you to move first, R13 or a draw."""
+
+
+def test_undo_takes_back_a_turn_that_begins_the_game() -> None:
+    """A table resumed at a position (no history before it) where the person moves first, with a choice: his
+    first turn begins with the game's first move, and it can be taken back like any other."""
+    table = table_at(*TABLE_AT)
+    game = table.game
+    assert game.move_count == 0
+    assert len(game.legal_moves()) > 1
+    assert table.undo_target(0) is None  # nothing done yet
+    game.push(Move.parse("R13"))
+    assert table.undo_target(0) == 0  # the turn under way, which began with the game
+    while not (table.is_person(game.turn) and table.made_for_person() is None):
+        game.push(table.made_for_person() or table.computer_move())
+    assert game.move_count > 2
+    assert table.undo_target(0) == 0  # his only turn with a choice so far, and everything after it
+    count = game.move_count
+    assert table.undo(0) == count
+    assert format_position(game) == format_position(table_at(*TABLE_AT).game)
+
+
 def test_undo_refuses_with_two_people() -> None:
     table = make_table("human,greedy,human", seed=6)
     rng = random.Random(6)
@@ -499,11 +523,11 @@ def test_undo_skips_turns_without_a_choice(seed: int) -> None:
                 options[index] = len(probe.legal_moves())
             own = [index for index, (mover, _move, _drawn) in enumerate(history) if mover == 0]
             if target is None:
-                assert all(options[index] == 1 for index in own if index > 0)
+                assert all(options[index] == 1 for index in own)
             else:
                 checked += 1
                 assert history[target][0] == 0
-                assert history[target - 1][0] != 0
+                assert target == 0 or history[target - 1][0] != 0
                 turn_end = next((i for i in range(target, len(history)) if history[i][0] != 0), len(history))
                 assert any(options[index] > 1 for index in range(target, turn_end))
                 assert all(options[index] == 1 for index in own if index >= turn_end)

@@ -295,13 +295,14 @@ class Table:
             return None
         choices = self._choice_counts()
         chose = False
-        for index in range(self.game.move_count - 1, 0, -1):
+        for index in range(self.game.move_count - 1, -1, -1):
             mover = self.game.moved(index)[0]
             if mover != seat:
                 chose = False
                 continue
             chose = chose or choices[index] > 1
-            if self.game.moved(index - 1)[0] != seat and chose:
+            # a turn starts after another seat's move, or with the game (the opening turn, once he chose in it)
+            if chose and (index == 0 or self.game.moved(index - 1)[0] != seat):
                 return index
         return None
 
