@@ -202,3 +202,16 @@ def test_the_payloads_sent_as_text_are_the_payloads(seed: int, rules: str, playe
                     "moves": whole["moves"][start:],
                     "log": whole["log"][start:],
                 }
+
+
+@pytest.mark.parametrize(("seed", "rules", "players"), CASES)
+def test_the_note_of_a_move_made_for_a_seat_is_gone_once_the_game_is_over(seed: int, rules: str, players: int) -> None:
+    """While the game is under way the note says what was made for the seat; at its end the result speaks, and
+    a note left from the last turn ("nothing else is possible: your turn ends") would only confuse."""
+    for game in games(seed, rules, players):
+        for seat in range(players):
+            view = game.view(seat)
+            for made_for in (DRAW, PASS):
+                note = view_payload(view, made_for=made_for)["made_for"]
+                assert (note is None) == game.is_over(), (game.move_count, seat, made_for, note)
+                assert json.loads(view_text(view, made_for=made_for))["made_for"] == note

@@ -117,7 +117,7 @@ def view_payload(view: SeatView, *, made_for: Move | None = None, making: Move |
     own draws with the card); ``log_from``: the first move of ``moves`` and
     ``log`` here (0 here: all of them; :func:`view_text` sends a connection
     each move once); ``made_for``: ``made_for``, the move the table made for this seat
-    because it was its only legal move, as a note (else null).
+    because it was its only legal move, as a note while the game is under way (else null).
     """
     data = _view_fields(view, made_for, making)
     data["log_from"] = 0
@@ -149,7 +149,7 @@ def _view_fields(view: SeatView, made_for: Move | None, making: Move | None) -> 
     elif view.legal:
         data["prompt"] = message(status(view))
     data["made_for"] = None
-    if made_for is not None:
+    if made_for is not None and view.winner is None:  # once the game is over, the result speaks, not this note
         opening = made_for.card is not None and bool(view.moves) and view.moves[0] == f"{view.seat} {made_for}"
         data["made_for"] = message(forced_note(made_for, opening=opening))
     return data
