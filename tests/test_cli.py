@@ -123,12 +123,15 @@ def _record_lines(count: int) -> list[str]:
     return lines
 
 
-def test_check_accepts_good_records(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(("count", "summary"), [(3, "3 records: 3 legal, 0 bad"), (1, "1 record: 1 legal, 0 bad")])
+def test_check_accepts_good_records(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], count: int, summary: str
+) -> None:
     path = tmp_path / "good.jsonl"
-    path.write_text("\n".join(_record_lines(3)) + "\n", encoding="utf-8")
+    path.write_text("\n".join(_record_lines(count)) + "\n", encoding="utf-8")
     code, out, _ = run(capsys, "check", str(path))
     assert code == 0
-    assert "3 records: 3 legal, 0 bad" in out
+    assert out == summary + "\n"
 
 
 def test_check_reports_one_line_per_bad_record(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -194,8 +197,8 @@ def test_check_shows_the_first_ten_bad_records_and_counts_the_rest(
 @pytest.mark.parametrize(
     ("content", "code", "message"),
     [
-        ("", 1, "holds no records"),
-        ("\n  \n\n", 1, "holds no records"),
+        ("", 1, "is empty: it holds no records to check"),
+        ("\n  \n\n", 1, "holds only blank lines: it holds no records to check"),
         ("# elferraus\n\nElfer raus! in Python.\n", 2, "line 1 begins '# elferraus', not '{'"),
         ("\n\nseed,winner\n1,0\n", 2, "line 3 begins 'seed,winner', not '{'"),
         ('[{"format": "elferraus/1"}]\n', 2, "line 1 begins '[{\"format\": \"elferraus/1\"}]', not '{'"),

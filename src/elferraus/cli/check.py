@@ -51,6 +51,11 @@ def _not_records(head: list[str]) -> str | None:
     return f"line {len(head)} begins {shown!r}, not '{{'"
 
 
+def _count(number: int, noun: str) -> str:
+    """``1 record``, ``2 records``."""
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
+
+
 def run_check(args: argparse.Namespace) -> int:
     """Exit 0 if every record is legal; 1 with one line per bad record (the first :data:`SHOWN`), or if
     there is no record at all; 2 if the file cannot be read or is not JSON Lines."""
@@ -82,10 +87,11 @@ def run_check(args: argparse.Namespace) -> int:
         print(f"elferraus check: {args.file} cannot be read to its end: {error}", file=sys.stderr)
         return 2
     if good + bad == 0:
-        print(f"elferraus check: {args.file} holds no records", file=sys.stderr)
+        what = "is empty" if not head else "holds only blank lines"
+        print(f"elferraus check: {args.file} {what}: it holds no records to check", file=sys.stderr)
         return 1
     if bad > SHOWN:
-        print(f"... and {bad - SHOWN} more bad records not shown")
-    summary = f"{good + bad} records: {good} legal, {bad} bad"
+        print(f"... and {_count(bad - SHOWN, 'more bad record')} not shown")
+    summary = f"{_count(good + bad, 'record')}: {good} legal, {bad} bad"
     print(summary, file=sys.stderr if bad else sys.stdout)
     return 1 if bad else 0
