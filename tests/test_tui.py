@@ -217,10 +217,10 @@ def test_a_whole_game_by_keys() -> None:
         name = app.table.names[game.winner]
         you = app.table.is_person(game.winner)
         assert winner.splitlines()[0] == (
-            "You went out first and win the game!" if you else f"{name} went out first and wins the game."
+            "You went out first and won the game!" if you else f"{name} went out first and won the game."
         )
         rows = str(result.query_one("#round", Static).content).splitlines()
-        assert rows[0].split() == ["player", "cards", "left", "points"]
+        assert rows[0].split() == ["Player", "Cards", "left", "Points"]
         assert len(rows) == 4  # a line for each player, whoever went out first
         points = game.penalties()
         for seat in range(3):
@@ -274,7 +274,7 @@ def test_next_round_of_a_match() -> None:
         assert "Round 1 is over" in str(result.query_one("#title", Static).content)
         assert "Round 1 is over" in str(result.query_one("#title", Static).content)
         match = str(result.query_one("#match", Static).content).splitlines()
-        assert match[0].split() == ["player", "round", "1", "total"]
+        assert match[0].split() == ["Player", "Round", "1", "Total"]
         assert len(match) == 4
         assert result.query_one("#match").border_title == "The match after round 1 of 3"
         assert str(result.query_one("#then", Static).content).startswith("Next: round 2 of 3. Enter deals it")
@@ -491,7 +491,7 @@ def test_hint_by_the_experts_search() -> None:
         await until(pilot, lambda: text_of(app, "#note").startswith("Hint:"), "the hint")
         note = text_of(app, "#note")
         found = re.fullmatch(
-            r"Hint: ([RYGB]\d+|draw|end turn) — (.+) \(it won \d+ % of \d+ games played out from here\)", note
+            r"Hint: ([RYGB]\d+|draw|end turn) — (.+) \(it won \d+% of \d+ games played out from here\)", note
         )
         assert found, note
         word, why = found.group(1, 2)

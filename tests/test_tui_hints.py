@@ -52,8 +52,8 @@ def advice(move: Move, reason: str = "search") -> Advice:
 
 
 RATE = {
-    "en": " (it won 61 % of 320 games played out from here)",
-    "de": " (gewinnt 61 % von 320 von hier aus zu Ende gespielten Partien)",
+    "en": " (it won 61% of 320 games played out from here)",
+    "de": " (gewinnt 61 Prozent von 320 von hier aus zu Ende gespielten Partien)",
 }
 
 SCENARIOS: list[tuple[str, str, str, str, Move, str, dict[Lang, str]]] = [
@@ -151,8 +151,8 @@ SCENARIOS: list[tuple[str, str, str, str, Move, str, dict[Lang, str]]] = [
         Move.lay("R9"),
         "search",
         {
-            "en": "Hint: R9 — opens R8 for the others, yet it did best when played out",
-            "de": "Tipp: R9 — öffnet den anderen R8, schneidet beim Durchspielen aber am besten ab",
+            "en": "Hint: R9 — opens R8 for the others, yet no other move did as well",
+            "de": "Tipp: R9 — öffnet den anderen R8, doch kein anderer Zug schnitt so gut ab",
         },
     ),
     (
