@@ -29,6 +29,22 @@ function face(reaction) {
     : [words];
 }
 
+const SVG = "http://www.w3.org/2000/svg";
+
+/** A speech bubble drawn in the text's colour: the React button's icon, the same on every system (an emoji
+ * would need an emoji font, which not every computer has). */
+function bubbleIcon() {
+  const icon = document.createElementNS(SVG, "svg");
+  icon.setAttribute("class", "react-icon");
+  icon.setAttribute("viewBox", "0 0 24 24");
+  icon.setAttribute("aria-hidden", "true");
+  icon.setAttribute("focusable", "false");
+  const path = document.createElementNS(SVG, "path");
+  path.setAttribute("d", "M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H10l-5 4v-4H4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2z");
+  icon.append(path);
+  return icon;
+}
+
 export class Reactions {
   /** `send(id)`: send a reaction; `announce(text)`: tell a screen reader. */
   constructor(send, announce) {
@@ -51,7 +67,7 @@ export class Reactions {
 
   /** Words in the page's language (again, after a switch). */
   relabel() {
-    fill(this.toggle, h("span", { "aria-hidden": "true" }, "💬"), ` ${t("web_react")}`);
+    fill(this.toggle, bubbleIcon(), t("web_react"));
     this.panel.setAttribute("aria-label", t("web_reactions"));
     fill(this.panel, REACTIONS.map((reaction) => h("button", {
       type: "button", class: `reaction-choice${reaction.emoji ? " emoji-choice" : ""}`,
