@@ -568,6 +568,50 @@ def test_space_skips_the_computers_and_never_lays_a_card() -> None:
     run(app, script)
 
 
+def footer_state(app: ElferRausApp) -> dict[str, bool]:
+    """The footer's words, each with whether it is enabled (a disabled one is shown dimmed)."""
+    return {key.description: not key.has_class("-disabled") for key in app.screen.query(FooterKey)}
+
+
+def test_the_footer_follows_the_buttons_and_a_disabled_key_says_why() -> None:
+    """Drawing, ending the turn and the hint are shown disabled exactly when their buttons are; their keys
+    then say why instead of doing nothing."""
+    app = ElferRausApp(choices("human", "greedy", "random"), seed=4, start=True)
+
+    def drawn_fits() -> bool:  # a drawn card that fits: no further draw is allowed
+        view = app.table.game.view(0)
+        return bool(view.draws) and DRAW not in view.legal
+
+    async def script(pilot: Pilot[None]) -> None:
+        screen = await advance(pilot, app, drawn_fits, "a drawn card that fits")
+        await pilot.pause()
+        state = footer_state(app)
+        buttons = {"draw": "#draw", "end turn": "#end", "hint": "#hint"}
+        for word, button in buttons.items():
+            assert state[word] is not screen.query_one(button, Button).disabled, word
+        assert (state["draw"], state["end turn"], state["hint"]) == (False, True, True)
+        count = app.table.game.move_count
+        await pilot.press("d")  # refused, with the reason in the status line
+        await pilot.pause()
+        assert app.table.game.move_count == count
+        assert status(app).has_class("error")
+        assert "fits" in text_of(app, "#status")
+        app.pace = 30.0  # the computers take their time: the hint is for the person's own turn
+        await pilot.press("e")
+        await until(pilot, lambda: not screen.awaiting, "the computers' turn")
+        await pilot.pause()
+        state = footer_state(app)
+        assert state["hint"] is False
+        assert screen.query_one("#hint", Button).disabled
+        assert "draw" not in state
+        assert "end turn" not in state
+        await pilot.press("h")
+        await pilot.pause()
+        assert [n.message for n in app._notifications][-1] == "A hint is for your own turn."
+
+    run(app, script)
+
+
 # -- undo -----------------------------------------------------------------------------------------------------------
 
 
@@ -634,6 +678,24 @@ def test_undo_takes_back_the_last_turn(levels: tuple[str, ...], lang: Lang, pace
         assert text_of(app, "#note") == note  # what was taken back, in words, never a count of actions
         await pilot.pause()
         assert log_lines(app) == expected_log(app)  # rebuilt from the game
+
+    run(app, script)
+
+
+def test_undo_with_nothing_to_take_back_is_shown_disabled_and_says_so() -> None:
+    app = ElferRausApp(choices("human", "greedy", "random"), seed=5, start=True)
+
+    async def script(pilot: Pilot[None]) -> None:
+        screen = await my_turn(pilot, app)  # the first turn: nothing of the person's to take back yet
+        await pilot.pause()
+        assert app.table.undo_target(0) is None
+        assert screen.query_one("#undo", Button).disabled
+        assert footer_state(app)["undo"] is False
+        count = app.table.game.move_count
+        await pilot.press("u")
+        await pilot.pause()
+        assert app.table.game.move_count == count
+        assert [n.message for n in app._notifications] == ["There is no turn of yours to take back."]
 
     run(app, script)
 

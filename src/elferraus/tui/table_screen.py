@@ -19,7 +19,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, Footer, RichLog, Static
-from textual.worker import get_current_worker
+from textual.worker import Worker, get_current_worker
 
 from elferraus.bots import Advice
 from elferraus.errors import IllegalMoveError
@@ -49,9 +49,11 @@ WIDE = 112
 MIN_SIZE = (80, 24)
 """The smallest terminal the table fits in; below it the screen says so instead of cutting the table off."""
 PACES = (0.0, 0.2, 0.4, 0.6, 1.0, 1.5, 2.5)
-_TURN_ACTIONS = frozenset({"go", "draw", "end_turn"})
-"""The person's actions on his own turn; the footer shows them only then."""
-_TABLE_ACTIONS = frozenset({"cursor", "cursor_fitting", "go", "draw", "end_turn", "hint", "undo", "undo_refused"})
+_TABLE_ACTIONS = frozenset(
+    {"cursor", "cursor_fitting", "go", "draw", "end_turn", "hint", "undo", "undo_refused", "refused"}
+)
+_MOVES = {"draw": DRAW, "end_turn": PASS}
+"""The footer's moves other than laying a card."""
 
 
 class TableScreen(Screen[None]):
@@ -68,6 +70,10 @@ class TableScreen(Screen[None]):
         Binding("e,b,p", "end_turn", "end turn"),
         Binding("h", "hint", "hint"),
         Binding("u", "undo", "undo"),
+        # a key whose action is shown disabled still answers, saying why not
+        Binding("d,z", "refused('draw')", show=False),
+        Binding("e,b,p", "refused('end_turn')", show=False),
+        Binding("h", "refused('hint')", show=False),
         Binding("u", "undo_refused", show=False),
         Binding("s", "save", "save", show=False),
         Binding("plus,equals_sign", "pace(1)", "slower", show=False),
@@ -122,23 +128,42 @@ class TableScreen(Screen[None]):
             self.refresh_bindings()  # the footer offers "lay" on the person's turn, "skip" while others play
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Laying is for the person's own turn only; skipping only while the table plays on.
+        """The footer shows what the person can do now, as the buttons do.
 
-        While the terminal is too small to show the table, only help, pace and quitting work: nobody
-        plays a card he cannot see.
+        Laying, drawing and ending the turn are for the person's own turn only; drawing and ending
+        it are shown disabled while the rules forbid them, and so is the hint while others play
+        (their keys then say why not). Skipping works only while the table plays on. While the
+        terminal is too small to show the table, only help, pace and quitting work: nobody plays a
+        card he cannot see.
         """
         if self.too_small and action in _TABLE_ACTIONS:
             return False
-        if action in _TURN_ACTIONS:
-            return self.awaiting and not self.hidden  # the footer shows what the person can do now
+        choosing = self.awaiting and not self.hidden
+        if action == "go":
+            return choosing
+        if action in _MOVES:
+            return (True if self._allowed(action) else None) if choosing else False
+        if action == "hint":
+            return True if choosing else None
+        if action == "refused":
+            what = str(parameters[0])
+            return not choosing if what == "hint" else choosing and not self._allowed(what)
         if action == "skip":
             return not self.awaiting and not self.elf.table.game.is_over()
-        alone = len(self.elf.table.people) == 1
-        if action == "undo":
-            return True if alone else None  # shown disabled with two people; "u" then says why
+        if action == "undo":  # shown disabled with two people or nothing to take back; "u" then says why
+            return True if self._can_undo() else None
         if action == "undo_refused":
-            return not alone
+            return not self._can_undo()
         return True
+
+    def _can_undo(self) -> bool:
+        """The person alone with computers has a turn to take back (as the Undo button shows)."""
+        table = self.elf.table
+        return len(table.people) == 1 and table.undo_target(self.viewer) is not None
+
+    def _allowed(self, action: str) -> bool:
+        """Whether the rules allow the footer's move ``action`` (drawing, ending the turn) now."""
+        return _MOVES[action] in self.elf.table.game.legal_moves()
 
     @property
     def elf(self) -> ElferRausApp:
@@ -236,7 +261,7 @@ class TableScreen(Screen[None]):
         table = self.elf.table
         worker = get_current_worker()
         making = False  # the last move was one made for the person
-        while not worker.is_cancelled:
+        while not self._stopped(worker):
             game = table.game
             if self._undo_requested:
                 self._undo_requested = False
@@ -270,15 +295,19 @@ class TableScreen(Screen[None]):
             self._set_status(tr("status_thinking", self.elf.lang, name=table.names[seat]) + " …")
             started = time.perf_counter()
             move = await asyncio.to_thread(table.computer_move)
-            if worker.is_cancelled:
+            if self._stopped(worker):
                 return
             await self._pause(self.elf.pace - (time.perf_counter() - started))
-            if worker.is_cancelled:
+            if self._stopped(worker):
                 return
             if self._undo_requested:
                 continue
             self.query_one("#note", Static).update("")
             self._play(move)
+
+    def _stopped(self, worker: Worker[None]) -> bool:
+        """The driver is to stop: cancelled, or the app is closing (its screens may have lost their widgets)."""
+        return worker.is_cancelled or not self.app.is_running
 
     async def _make_for_person(self, seat: int, move: Move, *, first: bool) -> None:
         """Make the person's only legal move, shown on its own at the computers' pace.
@@ -295,7 +324,7 @@ class TableScreen(Screen[None]):
         if first:
             self._set_status(coming_line(before, move, app.lang), made=True)
         await self._pause(app.pace)
-        if self._undo_requested or get_current_worker().is_cancelled:
+        if self._undo_requested or self._stopped(get_current_worker()):
             return
         self._play(move)
         if not game.is_over() and game.turn != seat and len(app.table.people) > 1:
@@ -372,6 +401,7 @@ class TableScreen(Screen[None]):
         undo = self.query_one("#undo", Button)
         undo.disabled = table.undo_target(self.viewer) is None
         undo.tooltip = tr("undo_people", lang) if len(table.people) != 1 else None
+        self.refresh_bindings()  # the footer follows the buttons
 
     def _title(self) -> str:
         return title_line(self.elf.table, self.elf.lang)
@@ -457,6 +487,13 @@ class TableScreen(Screen[None]):
         """End the turn."""
         self.play(PASS)
 
+    def action_refused(self, action: str) -> None:
+        """A key of an action shown disabled: say why it cannot be done now."""
+        if action == "hint":
+            self.notify(tr("hint_not_now", self.elf.lang), severity="warning")
+        else:
+            self.play(_MOVES[action])  # refused by the table, which says why
+
     def action_pace(self, step: int) -> None:
         """Computers a step slower (+1) or faster (-1)."""
         app = self.elf
@@ -471,8 +508,9 @@ class TableScreen(Screen[None]):
     # -- take back ------------------------------------------------------------
 
     def action_undo_refused(self) -> None:
-        """Say why there is no taking back with two people at the table."""
-        self.notify(tr("undo_people", self.elf.lang), severity="warning")
+        """Say why there is nothing to take back: two people at the table, or no turn of the person's yet."""
+        key = "undo_people" if len(self.elf.table.people) != 1 else "undo_none"
+        self.notify(tr(key, self.elf.lang), severity="warning")
 
     def action_undo(self) -> None:
         """Take back the person's last turn (against computers only)."""
