@@ -181,7 +181,8 @@ DIALOGUE: dict[str, dict[Lang, tuple[list[str], list[str]]]] = {
             ["q", "n"],
             [
                 "Quit the game?\n",
-                "A saved game can be continued with: elferraus play --resume FILE\n",
+                "“Save and quit” asks where to keep the game. It continues with:\n",
+                "  elferraus play --resume FILE\n",
                 "y quit  s save and quit  n cancel > " + PROMPT + "Quit the game?",
             ],
         ),
@@ -189,7 +190,8 @@ DIALOGUE: dict[str, dict[Lang, tuple[list[str], list[str]]]] = {
             ["q", "n"],
             [
                 "Das Spiel beenden?\n",
-                "Ein gespeichertes Spiel geht weiter mit: elferraus play --resume DATEI\n",
+                "„Speichern und beenden“ fragt, wo das Spiel hin soll. Weiter geht es mit:\n",
+                "  elferraus play --resume DATEI\n",
                 "j beenden  s speichern und beenden  n abbrechen > " + PROMPT + "Das Spiel beenden?",
             ],
         ),
@@ -311,6 +313,7 @@ def test_save_and_quit_then_resume_where_it_stopped(
     out = play_plain(monkeypatch, capsys, "en", ["G11", "q", "s", ""])
     in_order(out, ["You laid G11\n", "Quit the game?\n", f"Game saved to {home}/data/elferraus/games/", "Goodbye!"])
     (path,) = (home / "data" / "elferraus" / "games").iterdir()
+    in_order(out, [f"Game saved to {path}\n", f"It continues with: elferraus play --resume {path}\n", "Goodbye!"])
     monkeypatch.setattr("sys.stdin", io.StringIO("s\n\nq\ny\n"))
     assert main(["play", "--plain", "--lang", "en", "--resume", str(path)]) == 0
     out = capsys.readouterr().out

@@ -835,7 +835,7 @@ def test_save_quit_and_resume_at_the_same_position(tmp_path: Path) -> None:
     assert again.game.move_count > len(saved["moves"])
 
 
-def test_save_and_quit_button(tmp_path: Path) -> None:
+def test_save_and_quit_button(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "saved.jsonl"
     app = ElferRausApp(choices("human", "greedy"), seed=2, start=True, save_path=str(path))
 
@@ -843,6 +843,11 @@ def test_save_and_quit_button(tmp_path: Path) -> None:
         await my_turn(pilot, app)
         await pilot.press("q")
         await pilot.pause()
+        # the question names the game's own file in the command that continues it, and shows its own keys
+        assert str(app.screen.query_one("#command", Static).content) == f"elferraus play --resume {path}"
+        shown = {key: active.binding.description for key, active in app.screen.active_bindings.items()}
+        assert {"y": "quit", "s": "save and quit", "escape": "cancel"}.items() <= shown.items()
+        assert footer_words(app) == ["cancel", "quit", "save and quit"]
         await pilot.click("#save")
         await pilot.pause()
         await pilot.press("enter")  # the save dialog offers the game's own file
@@ -851,6 +856,9 @@ def test_save_and_quit_button(tmp_path: Path) -> None:
     assert not app.is_running
     table = load_saved(str(path))
     assert format_position(table.game) == format_position(app.table.game)
+    # the last words in the shell (wrapped to its width): where the game is and the command that continues it
+    words = " ".join(capsys.readouterr().err.split())
+    assert words == f"Game saved to {path} It continues with: elferraus play --resume {path}"
 
 
 @pytest.mark.parametrize(

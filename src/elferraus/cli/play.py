@@ -314,13 +314,16 @@ class PromptGame:
         """
         lang = self.lang
         self.say(tr("quit_title", lang))
-        self.say(tr("quit_body", lang))
+        own = self.save_path.absolute() if self.save_path is not None else None
+        self.say(tr("quit_body" if own is None else "quit_body_own", lang))
+        self.say("  " + tr("resume_command", lang, path=own if own is not None else tr("save_file_word", lang)))
         quit_key = "j" if lang == "de" else "y"
         question = footer([(quit_key, "key_quit"), ("s", "key_save_quit"), ("n", "key_cancel")], lang)
         answer = self.ask(f"{question} {PROMPT}").strip().lower()
         if answer in YES:
             raise PlayerQuitError
         if answer == "s" and self.ask_save():
+            self.say(tr("resume_later", lang, path=self.save_path))
             raise PlayerQuitError
 
     def ask_save(self) -> bool:

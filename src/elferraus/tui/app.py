@@ -183,10 +183,16 @@ class ElferRausApp(App[None]):
         if not in_game:
             self.exit()
             return
-        self.push_screen(QuitScreen(self.lang, can_save=True), self._after_quit)
+        own = Path(self.save_path).absolute() if self.save_path is not None else None
+        self.push_screen(QuitScreen(self.lang, can_save=True, own=own), self._after_quit)
 
     def _after_quit(self, choice: QuitChoice | None) -> None:
         if choice == "quit":
             self.exit()
         elif choice == "save":
-            self.save_game(then=lambda: self.exit(message=tr("save_hint", self.lang, path=self.save_path)))
+            self.save_game(then=self._exit_saved)
+
+    def _exit_saved(self) -> None:
+        """Leave, saying where the game is and how it continues."""
+        path = self.save_path
+        self.exit(message=f"{tr('save_hint', self.lang, path=path)}\n{tr('resume_later', self.lang, path=path)}")

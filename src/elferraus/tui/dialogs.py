@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import ClassVar, Literal
 
 from textual import on
@@ -47,9 +48,12 @@ class HelpScreen(ModalScreen[None]):
             yield Static(tr("help_keys", self.lang), markup=False)
             yield Static(help_text(self.rules, self.lang), markup=False)
             yield Button(tr("button_close", self.lang), id="close", compact=True)
+        yield Footer()
 
     def on_mount(self) -> None:
-        localize_bindings(self, self.lang, {"dismiss": "key_close"})
+        localize_bindings(
+            self, self.lang, {"dismiss": "key_close"}, {"q": False, "question_mark": False, "enter": False}
+        )
 
     @on(Button.Pressed, "#close")
     def _close(self) -> None:
@@ -57,7 +61,13 @@ class HelpScreen(ModalScreen[None]):
 
 
 class QuitScreen(ModalScreen[QuitChoice]):
-    """Quit, save and quit, or carry on."""
+    """Quit, save and quit, or carry on; says how a saved game continues.
+
+    Args:
+        lang: the language to speak.
+        can_save: offer "save and quit".
+        own: the game's own save file, if it has one (named in the command that continues it).
+    """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,n", "choose('cancel')", "cancel"),
@@ -70,29 +80,38 @@ class QuitScreen(ModalScreen[QuitChoice]):
     QuitScreen { align: center middle; }
     QuitScreen #panel { width: auto; max-width: 90%; height: auto; border: thick $warning; background: $surface;
         padding: 1 2; }
+    QuitScreen #title { text-style: bold; }
+    QuitScreen #command { color: $text-accent; padding-left: 2; }
     QuitScreen #buttons { height: auto; width: auto; margin-top: 1; }
     QuitScreen Button { margin-right: 2; }
     """
 
-    def __init__(self, lang: Lang, *, can_save: bool) -> None:
+    def __init__(self, lang: Lang, *, can_save: bool, own: Path | None = None) -> None:
         super().__init__()
         self.lang = lang
         self.can_save = can_save
+        self.own = own
 
     def compose(self) -> ComposeResult:
+        lang = self.lang
         with Vertical(id="panel"):
-            yield Static(tr("quit_title", self.lang), markup=False)
+            yield Static(tr("quit_title", lang), id="title", markup=False)
             if self.can_save:
-                yield Static(tr("quit_body", self.lang), markup=False)
+                yield Static(tr("quit_body" if self.own is None else "quit_body_own", lang), markup=False)
+                path = tr("save_file_word", lang) if self.own is None else str(self.own)
+                yield Static(tr("resume_command", lang, path=path), id="command", markup=False)
             with Horizontal(id="buttons"):
-                yield Button(tr("button_quit", self.lang), id="quit", variant="error", compact=True)
+                yield Button(tr("button_quit", lang), id="quit", variant="error", compact=True)
                 if self.can_save:
-                    yield Button(tr("button_save_quit", self.lang), id="save", variant="primary", compact=True)
-                yield Button(tr("button_cancel", self.lang), id="cancel", compact=True)
+                    yield Button(tr("button_save_quit", lang), id="save", variant="primary", compact=True)
+                yield Button(tr("button_cancel", lang), id="cancel", compact=True)
+        yield Footer()
 
     def on_mount(self) -> None:
         words = {"choose('cancel')": "key_cancel", "choose('quit')": "key_quit", "choose('save')": "key_save_quit"}
-        localize_bindings(self, self.lang, words)
+        # the footer shows the key of the player's "yes" (y, or j for ja) and Esc for cancelling
+        shown = {"y": self.lang == "en", "j": self.lang == "de", "n": False, "s": self.can_save}
+        localize_bindings(self, self.lang, words, shown)
         self.query_one("#cancel", Button).focus()
 
     @on(Button.Pressed)
