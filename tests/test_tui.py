@@ -344,6 +344,33 @@ def test_new_game_screen_levels_by_keys_and_start_button() -> None:
     run(app, script)
 
 
+@pytest.mark.parametrize("size", [(70, 20), (80, 24)], ids=["70x20", "80x24"])
+def test_new_game_screen_fits_a_small_terminal_with_six_seats(size: tuple[int, int]) -> None:
+    """Every field and button of the form lies inside the terminal, above the footer; an open list's footer
+    speaks the player's language, not Textual's."""
+    app = ElferRausApp(SetupChoices(players=6, pace=0.0), lang="de", seed=1)
+
+    async def script(pilot: Pilot[None]) -> None:
+        await until(pilot, lambda: isinstance(app.screen, SetupScreen), "the new-game screen")
+        await pilot.pause()
+        width, height = size
+        for widget in app.screen.query("#form Select, #form Input, #form Button"):
+            region = widget.region
+            assert region.width > 0, widget
+            assert region.x >= 0, (widget, region)
+            assert region.right <= width, (widget, region)
+            assert region.y >= 0, (widget, region)
+            assert region.bottom <= height - 1, (widget, region)  # the footer's row is last
+        app.screen.query_one("#level-1", Select).focus()
+        await pilot.press("enter")
+        await until(pilot, lambda: app.screen.query_one("#level-1", Select).expanded, "the open list")
+        await pilot.pause()
+        assert "Liste schließen" in footer_words(app)
+        assert not [word for word in footer_words(app) if "menu" in word.lower()]
+
+    run(app, script, size=size)
+
+
 def test_new_game_screen_speaks_german_after_choosing_it() -> None:
     app = ElferRausApp(SetupChoices(pace=0.0), seed=1)
 

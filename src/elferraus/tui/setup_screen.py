@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -71,8 +71,8 @@ class SetupScreen(Screen[None]):
         Binding("escape", "app.quit", "quit"),
     ]
     DEFAULT_CSS = """
-    SetupScreen { align: center top; }
-    SetupScreen #form { width: 78; height: auto; padding: 0 1; }
+    SetupScreen { align: center top; overflow-y: auto; }
+    SetupScreen #form { width: 100%; max-width: 78; height: auto; padding: 0 1; }
     SetupScreen #heading { text-style: bold; background: $primary-muted; padding: 0 1; margin-bottom: 1; }
     SetupScreen .line { height: 1; margin-bottom: 1; }
     SetupScreen .seat { height: 1; }
@@ -88,7 +88,11 @@ class SetupScreen(Screen[None]):
     SetupScreen #error { color: $text-error; height: auto; }
     SetupScreen #buttons { height: 1; }
     SetupScreen #buttons Button { margin-right: 2; }
+    SetupScreen.short #heading, SetupScreen.short .line, SetupScreen.short #seats, SetupScreen.short #hint {
+        margin-bottom: 0; }
     """
+    SHORT = 24
+    """Below this many rows the form closes up its blank lines, so that it fits with its buttons (down to 20 rows)."""
 
     def __init__(self, choices: SetupChoices) -> None:
         super().__init__()
@@ -173,9 +177,21 @@ class SetupScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        localize_bindings(self, self.elf.lang, {"start": "key_start", "app.help": "key_help", "app.quit": "key_quit"})
+        lang = self.elf.lang
+        localize_bindings(self, lang, {"start": "key_start", "app.help": "key_help", "app.quit": "key_quit"})
+        for menu in self.query("SelectOverlay"):  # each select's open list: its Esc in the footer, in our words
+            localize_bindings(menu, lang, {"dismiss": "key_close_list"})
+        self._fit(self.app.size.height)
         self._show_seats()
-        self.query_one("#start", Button).focus()
+        start = self.query_one("#start", Button)
+        start.focus()
+        self.call_after_refresh(start.scroll_visible, animate=False)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._fit(event.size.height)
+
+    def _fit(self, height: int) -> None:
+        self.set_class(height < self.SHORT, "short")
 
     def _show_seats(self) -> None:
         for seat in range(MAX_SEATS):
