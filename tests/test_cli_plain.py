@@ -24,7 +24,7 @@ from textual.widgets import RichLog, Static
 from textual.widgets._footer import FooterKey
 
 from elferraus.cli.main import main
-from elferraus.cli.play import PromptGame, result_lines
+from elferraus.cli.play import PromptGame, hand_line, result_lines
 from elferraus.i18n import Lang
 from elferraus.moves import DRAW, PASS, Move
 from elferraus.saving import read_save_file
@@ -512,3 +512,26 @@ SAVED = {"en": "Game saved to", "de": "Spiel gespeichert in"}
 
 def games_folder(home: Path) -> Path:
     return home / "data" / "elferraus" / "games"
+
+
+def test_a_terminal_gets_lines_wrapped_between_words_never_inside_a_card_or_a_number() -> None:
+    """In a terminal of 80 columns the long lines (a hand of 20 cards, the hint with its reason) wrap between
+    words, as the full game's do: no card, word or number is cut at the edge, no "%" sits alone."""
+    table = Table(TableSetup((Seat("You"), Seat("Computer 2", "greedy")), seed=3))
+    hands: list[str] = []
+
+    def typed(question: str) -> str:
+        hands.append(hand_line(table, "en", fitting=True))  # the hand just shown above the question
+        return "h" if len(hands) == 1 else str(person_plays(table.game.view(0)))
+
+    out = io.StringIO()
+    terminal = Console(file=out, width=80, force_terminal=True, color_system=None, highlight=False)
+    PromptGame(table, "en", read=typed, console=terminal).play()
+    lines = out.getvalue().splitlines()
+    assert max(len(line) for line in lines) <= 80
+    assert any(len(hand) > 80 for hand in hands), "a hand of 20 cards needs more than one line"
+    # joined with spaces, every wrapped line reads whole again: it was cut between words only
+    words = " ".join(" ".join(lines).split())
+    for hand in hands:
+        assert " ".join(hand.split()) in words
+    assert re.search(r"Hint: \S+ — .+ \(it won \d+% of \d+ games played out from here\)", words)

@@ -217,9 +217,15 @@ class PromptGame:
         """Every seat's name."""
         return self.table.names
 
+    @property
+    def soft_wrap(self) -> bool:
+        """Lines are left whole for a file or a pipe; a terminal gets them wrapped between words, never inside a
+        word, a card or a number and its unit (as a terminal itself would cut them at its edge)."""
+        return not self.console.is_terminal
+
     def say(self, text: str) -> None:
         """Print one line."""
-        self.console.print(text, markup=False, soft_wrap=True)
+        self.console.print(text, markup=False, soft_wrap=self.soft_wrap)
 
     def ask(self, question: str) -> str:
         """One typed answer; end of input quits the game."""
@@ -242,7 +248,9 @@ class PromptGame:
             self.console.print(line, markup=markup)
         self.say(status_line(view, lang))
         asked = table.waiting_for() == HUMAN
-        self.console.print(hand_line(table, lang, fitting=asked, markup=markup), markup=markup, soft_wrap=True)
+        self.console.print(
+            hand_line(table, lang, fitting=asked, markup=markup), markup=markup, soft_wrap=self.soft_wrap
+        )
         if asked:
             self.say(keys_line(lang))
 
