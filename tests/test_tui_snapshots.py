@@ -15,13 +15,14 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import Static
+from textual.widgets import Select, Static
 
 from elferraus.i18n import Lang
 from elferraus.session import Seat, Table, TableSetup
 from elferraus.tui.app import ElferRausApp
-from elferraus.tui.dialogs import HandoffScreen, HelpScreen
+from elferraus.tui.dialogs import HandoffScreen, HelpScreen, QuitScreen
 from elferraus.tui.result_screen import ResultScreen
+from elferraus.tui.save_dialog import SaveDialog
 from elferraus.tui.setup_screen import SetupChoices, SetupScreen
 from elferraus.tui.table_screen import TableScreen
 from tui_helpers import table_at
@@ -175,5 +176,85 @@ def test_handoff_screen(snap_compare: SnapCompare, lang: Lang) -> None:
 
     async def run_before(pilot: Pilot[Any]) -> None:
         await until(pilot, lambda: isinstance(app.screen, HandoffScreen), "the hand-over")
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+OWN_FILE = "/home/anna/.local/share/elferraus/games/elferraus-20261201-201500.jsonl"
+"""The game's own save file in the dialogs' snapshots (only shown, never written)."""
+
+
+@LANGS
+def test_save_dialog(snap_compare: SnapCompare, lang: Lang) -> None:
+    """Asks where, offering the game's own file; its keys in the dialog's own footer."""
+    app = ElferRausApp(choices("human", "greedy", "random"), lang=lang, seed=5, start=True, save_path=OWN_FILE)
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await your_turn(app)(pilot)
+        await pilot.press("s")
+        await until(pilot, lambda: isinstance(app.screen, SaveDialog), "the save dialog")
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+@LANGS
+def test_quit_dialog(snap_compare: SnapCompare, lang: Lang) -> None:
+    """Asks first, names the command that continues the saved game, and shows its own keys."""
+    app = ElferRausApp(choices("human", "greedy", "random"), lang=lang, seed=5, start=True, save_path=OWN_FILE)
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await your_turn(app)(pilot)
+        await pilot.press("q")
+        await until(pilot, lambda: isinstance(app.screen, QuitScreen), "the quit question")
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+@LANGS
+def test_new_game_screen_on_a_small_terminal_with_a_list_open(snap_compare: SnapCompare, lang: Lang) -> None:
+    """At 70x20 the form closes up to fit, buttons included; an open list's Esc is in the player's words."""
+    app = ElferRausApp(SetupChoices(players=6, pace=0.0), lang=lang, seed=1)
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await until(pilot, lambda: isinstance(app.screen, SetupScreen), "the new-game screen")
+        app.screen.query_one("#level-1", Select).focus()
+        await pilot.press("enter")
+        await until(pilot, lambda: app.screen.query_one("#level-1", Select).expanded, "the open list")
+
+    assert snap_compare(app, terminal_size=(70, 20), run_before=run_before)
+
+
+@LANGS
+def test_table_in_pass_and_play(snap_compare: SnapCompare, lang: Lang) -> None:
+    """Two persons at one screen: the hand shown is the one who took over; undo is shown disabled."""
+    app = ElferRausApp(choices("human", "greedy", "human"), lang=lang, seed=7, start=True)
+
+    def choosing() -> bool:
+        return isinstance(app.screen, TableScreen) and app.screen.awaiting
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        while not choosing():  # hand the device over until a person has a choice
+            await until(pilot, lambda: choosing() or isinstance(app.screen, HandoffScreen), "a hand-over or a turn")
+            if isinstance(app.screen, HandoffScreen):
+                await pilot.press("enter")
+                await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+@LANGS
+def test_table_after_taking_back(snap_compare: SnapCompare, lang: Lang) -> None:
+    """The note says in words what was taken back: your turn and the computer's after it."""
+    you = "Du" if lang == "de" else "You"
+    table = table_at("R10-12", "R13Y3Y5G2G4B3B6R1R3", "R9Y11G11B11Y12Y10", "G20Y1B1", you=you)
+    app = ElferRausApp(choices("human", "greedy"), lang=lang, table=table)
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await your_turn(app)(pilot)
+        await pilot.press("enter")  # R13, the only card that fits; the end of the turn is made for you
+        await until(pilot, lambda: app.table.game.move_count > 2 and app.screen.awaiting, "your next turn")
+        await pilot.press("u")
+        note = app.screen.query_one("#note", Static)
+        await until(pilot, lambda: bool(str(note.content)), "the note")
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
