@@ -27,6 +27,7 @@ from textual.widgets._select import SelectCurrent
 
 from elferraus.cards import Card, Color, parse_cards
 from elferraus.cli.main import build_parser
+from elferraus.cli.play import run_play
 from elferraus.errors import IllegalMoveError
 from elferraus.i18n import Lang, explain
 from elferraus.moves import DRAW, PASS, Move
@@ -888,31 +889,45 @@ def test_save_and_quit_button(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert words == f"Game saved to {path} It continues with: elferraus play --resume {path}"
 
 
-@pytest.mark.parametrize(
-    ("content", "reason"),
-    [
-        (None, "No such file or directory"),
-        ("", "there is no game in it"),
-        ("\n\n", "there is no game in it"),
-        ('{"format": "elferraus/1"\n', "line 1 is not JSON"),
-        ("[1, 2]\n", "line 1 is not a game record"),
-        ('{"format": "elferraus/1"}\n', "line 1:"),
-    ],
-    ids=["missing", "empty", "blank", "not-json", "not-an-object", "broken-record"],
-)
-def test_resume_refuses_a_bad_file(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str | None, reason: str
+RESUME_REFUSED = {
+    "missing": (None, "there is no such file", "diese Datei gibt es nicht"),
+    "empty": ("", "there is no game in it", "darin ist kein Spiel"),
+    "blank": ("\n\n", "there is no game in it", "darin ist kein Spiel"),
+    "cut-off": (
+        '{"format": "elferraus/1"\n',
+        "line 1 ends too early, at column 25: is it cut off?",
+        "Zeile 1 endet zu früh, bei Spalte 25: ist sie abgeschnitten?",
+    ),
+    "not-json": ("{format}\n", "line 1 is not JSON at column 2", "Zeile 1 ist bei Spalte 2 kein JSON"),
+    "not-an-object": (
+        "[1, 2]\n",
+        "line 1 is not a game record (a JSON object)",
+        "Zeile 1 ist keine Spielaufzeichnung (ein JSON-Objekt)",
+    ),
+    "broken-record": ('{"format": "elferraus/1"}\n', "line 1: ", "das Spiel darin ist fehlerhaft: line 1: "),
+}
+"""A save file that cannot be resumed: its content (None: no file), and the reason in English and German."""
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+@pytest.mark.parametrize("case", list(RESUME_REFUSED))
+def test_resume_refuses_a_bad_file_in_the_players_words(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], case: str, lang: Lang
 ) -> None:
+    content, english, german = RESUME_REFUSED[case]
     path = tmp_path / "saved.jsonl"
     if content is not None:
         path.write_text(content, encoding="utf-8")
-    parser = build_parser()
-    args = parser.parse_args(["play", "--resume", str(path), "--lang", "en"])
-    assert run_tui(args, parser) == 2
-    out, err = capsys.readouterr()
-    assert out == ""
-    assert err.startswith(f"elferraus play: cannot resume {path}: ")
-    assert reason in err
+    for plain in (False, True):  # the full game and the plain prompt say the same
+        parser = build_parser()
+        args = parser.parse_args(["play", "--resume", str(path), "--lang", lang, *(["--plain"] if plain else [])])
+        assert (run_play if plain else run_tui)(args, parser) == 2
+        out, err = capsys.readouterr()
+        assert out == ""
+        start = f"cannot resume {path}: " if lang == "en" else f"{path} lässt sich nicht fortsetzen: "
+        reason = english if lang == "en" else german
+        assert err.startswith(f"elferraus play: {start}{reason}"), err
+        assert err.count("\n") == 1
 
 
 def test_resume_a_finished_round_of_a_match(tmp_path: Path) -> None:

@@ -30,11 +30,24 @@ from elferraus.record import locate_json_error, read_record
 from elferraus.seating import PERSON, Seat, TableSetup
 
 
+class SaveFileError(RecordError):
+    """A save file that holds no game to resume: no record at all, or a line that is no record.
+
+    Besides its English message it carries ``key`` and ``params``, the same in the
+    catalogue's words (:func:`resume_problem`), so that a German player reads it in German.
+    """
+
+    def __init__(self, message: str, key: str, **params: object) -> None:
+        super().__init__(message)
+        self.key = key
+        self.params = params
+
+
 def read_save_file(path: str | Path) -> list[dict[str, Any]]:
     """Every record in a save file, in order.
 
     Raises:
-        RecordError: a line is not JSON or not a record (the message names the line).
+        SaveFileError: a line is not JSON or not a record (the message names the line).
         OSError: the file cannot be read.
     """
     records: list[dict[str, Any]] = []
@@ -47,11 +60,52 @@ def read_save_file(path: str | Path) -> list[dict[str, Any]]:
                 data = json.loads(text)
             except json.JSONDecodeError as error:
                 column, problem = locate_json_error(text, error)
-                raise RecordError(f"line {number} is not JSON at column {column}: {problem}") from None
+                cut = column > len(text.rstrip())
+                raise SaveFileError(
+                    f"line {number} is not JSON at column {column}: {problem}",
+                    "resume_cut" if cut else "resume_not_json",
+                    line=number,
+                    column=column,
+                ) from None
             if not isinstance(data, dict):
-                raise RecordError(f"line {number} is not a game record (a JSON object)")
+                raise SaveFileError(
+                    f"line {number} is not a game record (a JSON object)", "resume_not_record", line=number
+                )
             records.append(data)
     return records
+
+
+def read_save_records(path: str | Path) -> list[dict[str, Any]]:
+    """:func:`read_save_file`, refusing a file without a single record (there is no game to resume).
+
+    Raises:
+        SaveFileError: no record, or a line is not one.
+        OSError: the file cannot be read.
+    """
+    records = read_save_file(path)
+    if not records:
+        raise SaveFileError("there is no game in it", "resume_empty")
+    return records
+
+
+def resume_problem(error: RecordError | OSError) -> tuple[str, dict[str, object]]:
+    """Why a save file could not be resumed, as a message key of the catalogue and its parameters.
+
+    The file's own faults and the common reasons a file cannot be read are said in
+    the catalogue's words; a record that breaks the format or the rules keeps the
+    engine's message, which names the line and the move, as its detail.
+    """
+    if isinstance(error, SaveFileError):
+        return error.key, error.params
+    if isinstance(error, FileNotFoundError):
+        return "resume_missing", {}
+    if isinstance(error, IsADirectoryError):
+        return "resume_folder", {}
+    if isinstance(error, PermissionError):
+        return "resume_not_allowed", {}
+    if isinstance(error, OSError):
+        return "resume_unreadable", {"error": error.strerror or str(error)}
+    return "resume_bad_game", {"problem": str(error)}
 
 
 def write_save_file(path: str | Path, records: Sequence[Mapping[str, Any]]) -> None:

@@ -26,7 +26,8 @@ from elferraus.i18n import Lang, detect_language, explain, tr
 from elferraus.moves import DRAW, PASS, Move
 from elferraus.saving import (
     default_save_path,
-    read_save_file,
+    read_save_records,
+    resume_problem,
     save_destination,
     save_game_file,
     save_problem,
@@ -477,12 +478,13 @@ def run_play(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     lang = detect_language(args.lang)
     try:
         table = (
-            Table.from_records(read_save_file(args.resume))
+            Table.from_records(read_save_records(args.resume))
             if args.resume is not None
             else new_table(args, parser, lang)
         )
     except (RecordError, OSError) as error:
-        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        key, params = resume_problem(error)
+        reason = tr(key, lang, **params)
         print(f"elferraus play: {tr('resume_failed', lang, path=args.resume, error=reason)}", file=sys.stderr)
         return 2
     if table.people != (HUMAN,):

@@ -7,7 +7,7 @@ import sys
 
 from elferraus.errors import RecordError
 from elferraus.i18n import Lang, detect_language, tr
-from elferraus.saving import read_save_file
+from elferraus.saving import read_save_records, resume_problem
 from elferraus.seating import PERSON, computer_levels
 from elferraus.session import Table
 from elferraus.tui.app import ElferRausApp
@@ -34,7 +34,7 @@ def load_saved(path: str) -> Table:
         RecordError: the file holds no game, a line is not JSON, or the game cannot be resumed.
         OSError: the file cannot be read.
     """
-    return Table.from_records(read_save_file(path))
+    return Table.from_records(read_save_records(path))
 
 
 def run_tui(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
@@ -46,7 +46,8 @@ def run_tui(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         try:
             table = load_saved(args.resume)
         except (RecordError, OSError) as error:
-            reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+            key, params = resume_problem(error)
+            reason = tr(key, lang, **params)
             print(f"elferraus play: {tr('resume_failed', lang, path=args.resume, error=reason)}", file=sys.stderr)
             return 2
     save_path = args.save if args.save is not None else args.resume
