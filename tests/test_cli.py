@@ -471,3 +471,21 @@ def test_arena_refuses_a_move_time_that_is_not_positive(capsys: pytest.CaptureFi
         main(["arena", "--bots", "greedy", "--move-time", "0"])
     assert exit_info.value.code == 2
     assert "--move-time: must be more than 0" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("lang", "heading"),
+    [
+        ("en", "2 players · Classic: 80 cards, draw up to 3 · seed: "),
+        ("de", "2 Spieler · Klassisch: 80 Karten, bis zu 3 "),
+    ],
+)
+def test_replay_names_the_rules_in_the_readers_words(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], lang: str, heading: str
+) -> None:
+    path = tmp_path / "games.jsonl"
+    path.write_text(_record_lines(1)[0] + "\n", encoding="utf-8")
+    code, out, _ = run(capsys, "replay", str(path), "--lang", lang)
+    assert code == 0
+    assert out.splitlines()[0].startswith(heading)
+    assert "classic" not in out

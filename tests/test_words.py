@@ -10,6 +10,7 @@ from elferraus.cards import Card, Color
 from elferraus.game import Game
 from elferraus.i18n import LANGUAGES, Lang, tr
 from elferraus.moves import DRAW, PASS, Move
+from elferraus.rules import Rules
 from elferraus.words import (
     Message,
     describe_move,
@@ -25,6 +26,7 @@ from elferraus.words import (
     match_message,
     move_message,
     row_lines,
+    rules_words,
     say,
     status,
     status_line,
@@ -304,3 +306,17 @@ def test_a_row_not_yet_open_shows_its_11_in_the_11s_column(lang: Lang) -> None:
     eleven = header.index("11") + 2
     assert line[eleven - 3 : eleven] == "+11"
     assert line.endswith(tr("not_open", lang))
+
+
+@pytest.mark.parametrize(
+    ("rules", "lang", "short", "words"),
+    [
+        (Rules(), "en", False, "Classic: 80 cards, draw up to 3"),
+        (Rules(), "de", True, "Klassisch"),
+        (Rules.preset("beginners"), "de", False, "Anfänger: 60 Karten, ohne Blau"),
+        (Rules(max_draws=2), "en", False, "rules of their own: colours RYGB, draw up to 2"),
+        (Rules(colors="RYG", max_draws=1), "de", True, "eigene Regeln: Farben RYG, bis zu 1 ziehen"),
+    ],
+)
+def test_rules_are_named_in_the_readers_words(rules: Rules, lang: Lang, short: bool, words: str) -> None:
+    assert rules_words(rules, lang, short=short) == words

@@ -21,6 +21,7 @@ from elferraus.moves import DRAW, PASS, Move
 from elferraus.view import SeatView
 
 if TYPE_CHECKING:
+    from elferraus.rules import Rules
     from elferraus.session import Table
 
 Message = tuple[str, dict[str, Any]]
@@ -323,6 +324,16 @@ def match_message(leaders: Sequence[int], points: int, *, you: int | None) -> Me
 # -- the expert's hint, taking back ------------------------------------------------
 
 
+def rules_words(rules: Rules, lang: Lang, *, short: bool = False) -> str:
+    """The rules as a reader of ``lang`` names them: the preset's description (``Classic: 80 cards, draw up to
+    3``), with ``short`` only its name (``Classic``); rules of no preset by their colours and draws."""
+    preset = rules.preset_name
+    if preset is None:
+        return tr("rules_custom", lang, colors="".join(rules.colors), max_draws=rules.max_draws)
+    words = tr(f"rules_{preset}", lang)
+    return words.split(":")[0] if short else words
+
+
 def title_line(table: Table, lang: Lang) -> str:
     """The full game's title: ``Elfer raus! · Round 2 of 3 · Classic``."""
     number = len(table.match.scores) + 1
@@ -331,7 +342,7 @@ def title_line(table: Table, lang: Lang) -> str:
         parts.append(tr("round_to", lang, round=number, target=table.setup.target))
     elif table.setup.rounds > 1:
         parts.append(tr("round_of", lang, round=number, rounds=table.setup.rounds))
-    parts.append(tr(f"rules_{table.setup.rules}", lang).split(":")[0])
+    parts.append(rules_words(table.game.rules, lang, short=True))
     return " · ".join(parts)
 
 

@@ -13,7 +13,7 @@ from elferraus.errors import RecordError
 from elferraus.game import Game
 from elferraus.i18n import Lang, detect_language, tr
 from elferraus.record import iter_records
-from elferraus.words import describe_move, hand_text, row_lines
+from elferraus.words import describe_move, hand_text, row_lines, rules_words
 
 
 def seat_names(game: Game, lang: Lang) -> list[str]:
@@ -44,9 +44,8 @@ def replay_lines(recorded: Game, lang: Lang) -> list[str]:
     hands, pile = dealt
     game = Game(hands, pile, recorded.rules)
     names = seat_names(recorded, lang)
-    preset = recorded.rules.preset_name or "custom"
     seed = recorded.metadata.get("seed", "-")
-    lines = [tr("replay_heading", lang, players=recorded.players, rules=preset, seed=seed)]
+    lines = [tr("replay_heading", lang, players=recorded.players, rules=rules_words(recorded.rules, lang), seed=seed)]
     lines += table_lines(game, names, lang)
     history = recorded.history()
     shown = True
