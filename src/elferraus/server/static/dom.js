@@ -22,6 +22,23 @@ function append(el, children) {
   }
 }
 
+const SVG = "http://www.w3.org/2000/svg";
+
+/** A small icon drawn in SVG for decoration (hidden from screen readers): `attrs` for the <svg>, one attribute
+ * object for each of its paths. The page's own drawing, the same on every system, unlike an emoji. */
+export function icon(attrs, ...paths) {
+  const svg = document.createElementNS(SVG, "svg");
+  for (const [key, value] of Object.entries({ ...attrs, "aria-hidden": "true", focusable: "false" })) {
+    svg.setAttribute(key, String(value));
+  }
+  for (const path of paths) {
+    const el = document.createElementNS(SVG, "path");
+    for (const [key, value] of Object.entries(path)) el.setAttribute(key, String(value));
+    svg.append(el);
+  }
+  return svg;
+}
+
 /** Replace all children of `el`. */
 export function fill(el, ...children) {
   el.replaceChildren();

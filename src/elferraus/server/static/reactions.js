@@ -4,7 +4,7 @@
 // language, for a few seconds (docs/web-protocol.md). The server limits how
 // often a connection may react and says so when it refuses one.
 
-import { h, fill } from "./dom.js";
+import { h, fill, icon } from "./dom.js";
 import { t } from "./i18n.js";
 
 /** Every reaction, as the server knows them (server/reactions.py), in the order offered. */
@@ -29,20 +29,10 @@ function face(reaction) {
     : [words];
 }
 
-const SVG = "http://www.w3.org/2000/svg";
-
-/** A speech bubble drawn in the text's colour: the React button's icon, the same on every system (an emoji
- * would need an emoji font, which not every computer has). */
+/** A speech bubble in the text's colour: the React button's icon. */
 function bubbleIcon() {
-  const icon = document.createElementNS(SVG, "svg");
-  icon.setAttribute("class", "react-icon");
-  icon.setAttribute("viewBox", "0 0 24 24");
-  icon.setAttribute("aria-hidden", "true");
-  icon.setAttribute("focusable", "false");
-  const path = document.createElementNS(SVG, "path");
-  path.setAttribute("d", "M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H10l-5 4v-4H4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2z");
-  icon.append(path);
-  return icon;
+  return icon({ class: "react-icon", viewBox: "0 0 24 24" },
+    { d: "M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H10l-5 4v-4H4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2z" });
 }
 
 export class Reactions {

@@ -2,11 +2,10 @@
 // drawn, made with Web Audio (no file to load). Off until the reader turns it
 // on with the switch on the table; storage.js remembers the choice.
 
-import { h } from "./dom.js";
+import { h, icon } from "./dom.js";
 import { soundWanted, saveSoundWanted } from "./storage.js";
 
 const VOLUME = 0.5;
-const SVG = "http://www.w3.org/2000/svg";
 let audio = null;
 let noise = null;
 
@@ -124,21 +123,8 @@ export function labelSoundSwitch(label, text) {
 }
 
 function speaker() {
-  const svg = document.createElementNS(SVG, "svg");
-  svg.setAttribute("viewBox", "0 0 16 16");
-  svg.setAttribute("width", "16");
-  svg.setAttribute("height", "16");
-  svg.setAttribute("aria-hidden", "true");
-  svg.setAttribute("focusable", "false");
-  const body = document.createElementNS(SVG, "path");
-  body.setAttribute("d", "M1.5 5.5h3L8.5 2v12l-4-3.5h-3z");
-  body.setAttribute("fill", "currentColor");
-  const waves = document.createElementNS(SVG, "path");
-  waves.setAttribute("d", "M10.8 5.4a3.6 3.6 0 0 1 0 5.2M12.6 3.4a6.3 6.3 0 0 1 0 9.2");
-  waves.setAttribute("fill", "none");
-  waves.setAttribute("stroke", "currentColor");
-  waves.setAttribute("stroke-width", "1.4");
-  waves.setAttribute("stroke-linecap", "round");
-  svg.append(body, waves);
-  return svg;
+  return icon({ viewBox: "0 0 16 16", width: 16, height: 16 },
+    { d: "M1.5 5.5h3L8.5 2v12l-4-3.5h-3z", fill: "currentColor" },
+    { d: "M10.8 5.4a3.6 3.6 0 0 1 0 5.2M12.6 3.4a6.3 6.3 0 0 1 0 9.2", fill: "none", stroke: "currentColor",
+      "stroke-width": "1.4", "stroke-linecap": "round" });
 }
