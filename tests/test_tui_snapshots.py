@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
+from textual.screen import Screen
 from textual.widgets import Select, Static
 
 from elferraus.i18n import Lang
@@ -95,11 +96,17 @@ def test_small_terminal_notice(snap_compare: SnapCompare, lang: Lang) -> None:
     assert snap_compare(app, terminal_size=(70, 20), run_before=run_before)
 
 
-def made_for_you_app(lang: Lang) -> ElferRausApp:
-    """You draw a card that does not fit; the next draw is made for you, after a long pause."""
+def r13_app(lang: Lang, pace: float = 0.0) -> ElferRausApp:
+    """You to move first against a greedy computer, red 10-12 on the table: R13 fits (and holding it back
+    blocks his R14), nothing else does, and the three cards on top of the pile fit nowhere."""
     you = "Du" if lang == "de" else "You"
     table = table_at("R10-12", "R13Y3Y5G2G4B3B6R1R3", "R9Y11G11B11Y12Y10", "G20Y1B1", you=you)
-    return ElferRausApp(choices("human", "greedy", pace=600.0), lang=lang, table=table)
+    return ElferRausApp(choices("human", "greedy", pace=pace), lang=lang, table=table)
+
+
+def made_for_you_app(lang: Lang) -> ElferRausApp:
+    """You draw a card that does not fit; the next draw is made for you, after a long pause."""
+    return r13_app(lang, pace=600.0)
 
 
 @LANGS
@@ -117,9 +124,7 @@ def test_table_during_a_move_made_for_you(snap_compare: SnapCompare, lang: Lang)
 @LANGS
 def test_table_with_a_hint(snap_compare: SnapCompare, lang: Lang) -> None:
     """The hint says why in words: here, holding R13 back blocks R14 for the computer."""
-    you = "Du" if lang == "de" else "You"
-    table = table_at("R10-12", "R13Y3Y5G2G4B3B6R1R3", "R9Y11G11B11Y12Y10", "G20Y1B1", you=you)
-    app = ElferRausApp(choices("human", "greedy"), lang=lang, table=table)
+    app = r13_app(lang)
 
     async def run_before(pilot: Pilot[Any]) -> None:
         await your_turn(app)(pilot)
@@ -130,16 +135,21 @@ def test_table_with_a_hint(snap_compare: SnapCompare, lang: Lang) -> None:
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
 
-@LANGS
-def test_help_screen(snap_compare: SnapCompare, lang: Lang) -> None:
-    app = table_app(lang)
+def opened_on_your_turn(app: ElferRausApp, key: str, screen: type[Screen[Any]]) -> Callable[[Pilot[Any]], Any]:
+    """``run_before``: on the person's turn, press ``key`` and wait for the ``screen`` it opens."""
 
     async def run_before(pilot: Pilot[Any]) -> None:
         await your_turn(app)(pilot)
-        await pilot.press("question_mark")
-        await until(pilot, lambda: isinstance(app.screen, HelpScreen), "the help")
+        await pilot.press(key)
+        await until(pilot, lambda: isinstance(app.screen, screen), screen.__name__)
 
-    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+    return run_before
+
+
+@LANGS
+def test_help_screen(snap_compare: SnapCompare, lang: Lang) -> None:
+    app = table_app(lang)
+    assert snap_compare(app, terminal_size=SIZE, run_before=opened_on_your_turn(app, "question_mark", HelpScreen))
 
 
 def finished_table(lang: Lang, rounds: int, played: int = 1) -> Table:
@@ -188,26 +198,14 @@ OWN_FILE = "/home/anna/.local/share/elferraus/games/elferraus-20261201-201500.js
 def test_save_dialog(snap_compare: SnapCompare, lang: Lang) -> None:
     """Asks where, offering the game's own file; its keys in the dialog's own footer."""
     app = ElferRausApp(choices("human", "greedy", "random"), lang=lang, seed=5, start=True, save_path=OWN_FILE)
-
-    async def run_before(pilot: Pilot[Any]) -> None:
-        await your_turn(app)(pilot)
-        await pilot.press("s")
-        await until(pilot, lambda: isinstance(app.screen, SaveDialog), "the save dialog")
-
-    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(app, terminal_size=SIZE, run_before=opened_on_your_turn(app, "s", SaveDialog))
 
 
 @LANGS
 def test_quit_dialog(snap_compare: SnapCompare, lang: Lang) -> None:
     """Asks first, names the command that continues the saved game, and shows its own keys."""
     app = ElferRausApp(choices("human", "greedy", "random"), lang=lang, seed=5, start=True, save_path=OWN_FILE)
-
-    async def run_before(pilot: Pilot[Any]) -> None:
-        await your_turn(app)(pilot)
-        await pilot.press("q")
-        await until(pilot, lambda: isinstance(app.screen, QuitScreen), "the quit question")
-
-    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(app, terminal_size=SIZE, run_before=opened_on_your_turn(app, "q", QuitScreen))
 
 
 @LANGS
@@ -245,9 +243,7 @@ def test_table_in_pass_and_play(snap_compare: SnapCompare, lang: Lang) -> None:
 @LANGS
 def test_table_after_taking_back(snap_compare: SnapCompare, lang: Lang) -> None:
     """The note says in words what was taken back: your turn and the computer's after it."""
-    you = "Du" if lang == "de" else "You"
-    table = table_at("R10-12", "R13Y3Y5G2G4B3B6R1R3", "R9Y11G11B11Y12Y10", "G20Y1B1", you=you)
-    app = ElferRausApp(choices("human", "greedy"), lang=lang, table=table)
+    app = r13_app(lang)
 
     async def run_before(pilot: Pilot[Any]) -> None:
         await your_turn(app)(pilot)
