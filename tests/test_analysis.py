@@ -225,11 +225,13 @@ def test_results_name_the_keys_other_tools_read(local_study: Path) -> None:
         assert 0 <= entry["exact"] <= 1
         assert 0 <= entry["simulated"] <= 1
         assert len(entry["ci95"]) == 2
-        for level in ("random", "greedy", "medium", "expert"):
+        for level in ("random", "greedy", "medium"):
             assert set(results["starter"][level][players]) >= {"win_share", "ci95"}
         assert "mean_actions" in results["length"]["classic"][players]
     for level in ("greedy", "medium", "expert"):
         assert set(results["holdback"][level]) >= {"win_share", "ci95"}
+    assert set(results["starter"]["expert"]) == {"4"}, "equal experts sit at four players only"
+    assert set(results["starter"]["expert"]["4"]) >= {"win_share", "ci95"}
 
 
 def test_every_field_of_the_results_is_documented() -> None:

@@ -112,7 +112,8 @@ class Sizes:
     equal_deals: dict[int, int]
     """Deals of a table of equal fast players, by player count (about ±1 point on the starter's share)."""
     expert_equal_deals: dict[int, int]
-    """The same for a table of ``expert`` players."""
+    """The same for a table of ``expert`` players, only at the player counts it names: an ``expert``
+    game costs about a thousand fast ones, so the study seats equal experts where it matters most."""
     duplicate_deals: int
     """Deals of a duplicate table of fast players (each played in every rotation)."""
     expert_duplicate_deals: int
@@ -126,7 +127,7 @@ class Sizes:
 FULL = Sizes(
     redeal_deals=200_000,
     equal_deals={2: 9_604, 3: 8_537, 4: 7_203, 5: 6_147, 6: 5_336},
-    expert_equal_deals={2: 240, 3: 240, 4: 400, 5: 240, 6: 240},
+    expert_equal_deals={4: 800},
     duplicate_deals=1_500,
     expert_duplicate_deals=150,
     rules_deals=5_000,
@@ -135,7 +136,7 @@ FULL = Sizes(
 QUICK = Sizes(
     redeal_deals=4_000,
     equal_deals=dict.fromkeys(PLAYER_COUNTS, 40),
-    expert_equal_deals=dict.fromkeys(PLAYER_COUNTS, 1),
+    expert_equal_deals={4: 1},
     duplicate_deals=12,
     expert_duplicate_deals=1,
     rules_deals=30,

@@ -21,8 +21,13 @@ def key(level: str, players: int) -> str:
     return f"starter/{level}-{players}"
 
 
+def counts(level: str, sizes: Sizes) -> list[int]:
+    """The player counts at which ``level`` sits at a table of equals."""
+    return sorted(sizes.expert_equal_deals) if level == "expert" else list(PLAYER_COUNTS)
+
+
 def tables(sizes: Sizes) -> list[Table]:
-    """A table of equals for every level and player count."""
+    """A table of equals for every level and player count (``expert`` at the counts its sizes name)."""
     return [
         equal_table(
             NAME,
@@ -32,7 +37,7 @@ def tables(sizes: Sizes) -> list[Table]:
             sizes,
         )
         for level in LEVELS
-        for players in PLAYER_COUNTS
+        for players in counts(level, sizes)
     ]
 
 
@@ -59,7 +64,9 @@ def measure(data: StudyData, sizes: Sizes, seed: int) -> dict[str, Any]:
     """``starter.<level>.<players>``: the starter's share with its interval, parity, every position's share."""
     return {
         "starter": {
-            level: {str(players): starter_figures(data, key(level, players), players) for players in PLAYER_COUNTS}
+            level: {
+                str(players): starter_figures(data, key(level, players), players) for players in counts(level, sizes)
+            }
             for level in LEVELS
         }
     }
@@ -70,9 +77,9 @@ def section(results: dict[str, Any], words: Words) -> Section:
     figures = results["starter"]
     with figure(panels=2) as (fig, (left, right)):
         for offset, level in enumerate(LEVELS):
-            entries = [figures[level][str(p)] for p in PLAYER_COUNTS]
-            values, bars = error_bars(entries, "win_share")
-            xs = [p + (offset - 1.5) * 0.08 for p in PLAYER_COUNTS]
+            present = [p for p in PLAYER_COUNTS if str(p) in figures[level]]
+            values, bars = error_bars([figures[level][str(p)] for p in present], "win_share")
+            xs = [p + (offset - 1.5) * 0.08 for p in present]
             left.errorbar(
                 xs,
                 values,
@@ -101,7 +108,13 @@ def section(results: dict[str, Any], words: Words) -> Section:
         right.set_title(words("starter.four"))
         picture = png(fig)
     rows = tuple(
-        (words.level(level), *(words.share_with_interval(figures[level][str(p)], "win_share") for p in PLAYER_COUNTS))
+        (
+            words.level(level),
+            *(
+                words.share_with_interval(figures[level][str(p)], "win_share") if str(p) in figures[level] else "–"
+                for p in PLAYER_COUNTS
+            ),
+        )
         for level in LEVELS
     )
     edges = {level: figures[level]["4"]["win_share"] - 0.25 for level in LEVELS}
