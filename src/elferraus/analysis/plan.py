@@ -127,7 +127,7 @@ class Sizes:
 FULL = Sizes(
     redeal_deals=200_000,
     equal_deals={2: 9_604, 3: 8_537, 4: 7_203, 5: 6_147, 6: 5_336},
-    expert_equal_deals={4: 800},
+    expert_equal_deals={4: 600},
     duplicate_deals=1_500,
     expert_duplicate_deals=150,
     rules_deals=5_000,

@@ -16,6 +16,7 @@ from elferraus.analysis.data import StudyData
 from elferraus.analysis.plan import Sizes, Table, one_against
 from elferraus.analysis.players import HOLDBACK_PREFIX
 from elferraus.analysis.plots import ACCENT, LEVEL_COLOURS, MARKERS, error_bars, figure, png
+from elferraus.analysis.questions import luck
 from elferraus.analysis.report_model import Plot, Section, TableBlock
 from elferraus.analysis.stats import clustered_share, mean
 from elferraus.analysis.words import Words
@@ -33,17 +34,25 @@ def spec_of(readiness: float) -> str:
     return f"{HOLDBACK_PREFIX}{readiness:g}"
 
 
+def played_as(spec: str) -> str:
+    """The player whose games stand for ``spec``: readiness 1 is ``medium`` exactly, so its games are medium's."""
+    return luck.BETTER if spec == spec_of(1.0) else spec
+
+
 def key(spec: str) -> str:
-    """The duplicate table of ``spec`` against three ``greedy``."""
+    """The duplicate table of ``spec`` against three ``greedy``: medium's is the luck question's, the same games."""
+    spec = played_as(spec)
+    if (spec, FIELD) == (luck.BETTER, luck.FIELD):
+        return luck.key(PLAYERS)
     return f"{NAME}/{spec}-vs-{FIELD}-{PLAYERS}"
 
 
 def tables(sizes: Sizes) -> list[Table]:
     """The levels and every readiness, each in one seat against three ``greedy``, on the same deals."""
-    specs = [*LEVELS, *(spec_of(r) for r in READINESS)]
+    specs = dict.fromkeys(played_as(spec) for spec in [*LEVELS, *(spec_of(r) for r in READINESS)])
     return [
         one_against(
-            NAME,
+            key(spec).split("/", 1)[0],  # medium's table is the luck question's
             spec,
             FIELD,
             PLAYERS,

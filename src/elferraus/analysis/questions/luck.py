@@ -3,13 +3,17 @@
 On duplicate deals every hand of a deal is played by every player in turn.
 If the hand decided everything, it would win in every rotation whoever held
 it; if skill decided everything, the better player would win whatever he
-held. The intraclass correlation of a hand's outcomes over the rotations is
+held. The intraclass correlation of a hand's outcomes over the rotations,
+once each player's own mean is taken out (the better player holds the hand in
+one rotation only, so his skill would otherwise count against the hand), is
 the share of the outcome's variance that the hand explains by itself.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+import numpy as np
 
 from elferraus.analysis.data import StudyData
 from elferraus.analysis.plan import PLAYER_COUNTS, Sizes, Table, one_against
@@ -39,11 +43,12 @@ def luck_figures(seats: dict[str, Any], players: int) -> dict[str, Any]:
     deal = seats["deal"]
     mine = seats["slot"] == 0  # one_against seats the better player in slot 0
     hand = deal * players + seats["seat"]
+    beyond_skill = won - np.where(mine, won[mine].mean(), won[~mine].mean())
     winners = _winning_seats(seats)
     always = proportion(sum(len(set(seats_won)) == 1 for seats_won in winners), len(winners))
     return {
         "better_wins": {**clustered_share(won[mine], deal[mine]).as_json("win_share"), "parity": 1 / players},
-        "hand_decides": intraclass_correlation(won, hand).as_json("icc"),
+        "hand_decides": intraclass_correlation(beyond_skill, hand).as_json("icc"),
         "same_winner": always.as_json("share"),
     }
 
@@ -83,7 +88,7 @@ def section(results: dict[str, Any], words: Words) -> Section:
         left.set_xlabel(words("common.players"))
         left.set_ylabel(words("luck.axis_better"))
         left.legend(fontsize=8)
-        icc, icc_bars = error_bars([entry["hand_decides"] for entry in entries], "icc")
+        icc, icc_bars = error_bars([_at_least_zero(entry["hand_decides"]) for entry in entries], "icc")
         right.bar(PLAYER_COUNTS, icc, 0.6, yerr=icc_bars, capsize=3, color=LEVEL_COLOURS["random"], hatch="..")
         same, same_bars = error_bars([entry["same_winner"] for entry in entries], "share")
         right.errorbar(
@@ -97,7 +102,7 @@ def section(results: dict[str, Any], words: Words) -> Section:
         (
             str(p),
             words.share_with_interval(figures[str(p)]["better_wins"], "win_share"),
-            words.share_with_interval(figures[str(p)]["hand_decides"], "icc"),
+            words.share_with_interval(_at_least_zero(figures[str(p)]["hand_decides"]), "icc"),
             words.share_with_interval(figures[str(p)]["same_winner"], "share"),
         )
         for p in PLAYER_COUNTS
@@ -108,7 +113,7 @@ def section(results: dict[str, Any], words: Words) -> Section:
             "luck.meaning",
             four=words.share_with_interval(four["better_wins"], "win_share"),
             two=words.share_with_interval(two["better_wins"], "win_share"),
-            icc=words.percent(max(0.0, four["hand_decides"]["icc"]), 0),  # ICC(1) can dip below 0 by chance
+            icc=words.percent(_at_least_zero(four["hand_decides"])["icc"], 0),
             same=words.percent(four["same_winner"]["share"], 0),
         ),
         words(verdict(four)),
@@ -127,3 +132,10 @@ def section(results: dict[str, Any], words: Words) -> Section:
             ),
         ),
     )
+
+
+def _at_least_zero(estimate: dict[str, Any]) -> dict[str, Any]:
+    """An ICC(1) estimate as a share: it dips below 0 by chance when the hand explains nothing, and a share of
+    variance below 0 means nothing to a reader (``results.json`` keeps the estimate as it came)."""
+    low, high = estimate["ci95"]
+    return {**estimate, "icc": max(0.0, estimate["icc"]), "ci95": [max(0.0, low), max(0.0, high)]}
