@@ -336,6 +336,8 @@ def test_a_whole_game_with_the_keyboard_alone(
             assert keys.next_line(lines) == tr("you_pass", "en")
             used["end"] += 1
         elif now["draw"] and (used["draw"] < 2 or not now["fit"]):
+            if now["fit"]:  # the cursor on a card that fits: Enter on Draw must still draw, not lay that card
+                keys.press("ArrowDown")
             focused = keys.focus()
             keys.tab_to("draw", back=bool(focused and focused["testid"] == "end-turn"))
             keys.press("Enter")

@@ -372,7 +372,7 @@ export class TableScreen {
         }
       }
       if (next === null && !inHand) next = index;
-    } else if (key === "Enter" && !inHand && legal.has(this.cursor)) {
+    } else if (key === "Enter" && !inHand && !onControl(document.activeElement) && legal.has(this.cursor)) {
       event.preventDefault();
       this.act(this.cursor);
       return;
@@ -384,4 +384,9 @@ export class TableScreen {
     this.cursor = cards[next].dataset.card;
     cards[next].focus();
   }
+}
+
+/** Enter on a button or a link means that control (Draw, End turn, a link), never "lay the card under the cursor". */
+function onControl(el) {
+  return Boolean(el && el.closest("a[href], button, summary, [role='button'], [role='switch'], [role='menuitem']"));
 }
