@@ -400,3 +400,46 @@ def test_an_unreachable_cluster_is_named(tmp_path: Path, monkeypatch: pytest.Mon
 def test_the_plan_names_each_table_once() -> None:
     keys = [table.key for table in plan(QUICK)]
     assert len(keys) == len(set(keys))
+
+
+PUBLISHED = ROOT / "docs" / "analysis"
+
+
+@pytest.mark.parametrize("edition", ["en", "de"])
+def test_the_published_edition_is_the_full_study_whole(edition: str) -> None:
+    """docs/analysis/ holds the full study as generated: every plot its report shows is there, and the
+    results are the full run's (not --quick) for the seed the report names."""
+    folder = PUBLISHED if edition == "en" else PUBLISHED / edition
+    report = (folder / "report.md").read_text(encoding="utf-8")
+    images = re.findall(r"!\[[^\]]*\]\(([^)\s]+)\)", report)
+    assert len(images) >= len(QUESTIONS), images
+    for image in images:
+        assert (folder / image).is_file(), f"{folder / 'report.md'} shows {image}, which is not there"
+    results = _results(PUBLISHED)
+    schema.Results.model_validate(results)
+    assert results["quick"] is False
+    assert f"elferraus analyze --out DIR --seed {results['seed']} --lang {edition}" in report
+    assert "--quick" not in report
+
+
+def test_the_readme_quotes_the_published_study() -> None:
+    """The findings in the README's introduction are the published results' figures, rounded as printed."""
+    results = _results(PUBLISHED)
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+
+    def percent(share: float, places: int = 1) -> str:
+        return f"{100 * share:.{places}f} %"
+
+    quoted = [
+        percent(results["redeal"]["2"]["exact"]),
+        results["redeal"]["2"]["exact_fraction"],
+        percent(results["redeal"]["4"]["exact"], 2),
+        percent(results["starter"]["greedy"]["4"]["win_share"]),
+        percent(results["starter"]["medium"]["4"]["win_share"]),
+        percent(results["holdback"]["medium"]["win_share"]),
+        percent(results["rules"]["ravensburger"]["4"]["skill"]["win_share"]),
+    ]
+    intro = readme.split("## Quick start", 1)[0]
+    for figure in quoted:
+        assert figure in intro, f"the README's introduction does not quote {figure} from docs/analysis/results.json"
+    assert f"about {round(results['games'], -4):,} games" in intro
