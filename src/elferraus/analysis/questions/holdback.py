@@ -22,7 +22,7 @@ from elferraus.analysis.stats import clustered_share, mean
 from elferraus.analysis.words import Words
 
 NAME = "holdback"
-FIELD = "greedy"
+FIELD = luck.FIELD  # the same field, so that medium's table is the luck question's
 PLAYERS = 4
 LEVELS = ("greedy", "medium", "expert")
 READINESS = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0)
@@ -42,9 +42,7 @@ def played_as(spec: str) -> str:
 def key(spec: str) -> str:
     """The duplicate table of ``spec`` against three ``greedy``: medium's is the luck question's, the same games."""
     spec = played_as(spec)
-    if (spec, FIELD) == (luck.BETTER, luck.FIELD):
-        return luck.key(PLAYERS)
-    return f"{NAME}/{spec}-vs-{FIELD}-{PLAYERS}"
+    return luck.key(PLAYERS) if spec == luck.BETTER else f"{NAME}/{spec}-vs-{FIELD}-{PLAYERS}"
 
 
 def tables(sizes: Sizes) -> list[Table]:
@@ -52,7 +50,7 @@ def tables(sizes: Sizes) -> list[Table]:
     specs = dict.fromkeys(played_as(spec) for spec in [*LEVELS, *(spec_of(r) for r in READINESS)])
     return [
         one_against(
-            key(spec).split("/", 1)[0],  # medium's table is the luck question's
+            luck.NAME if spec == luck.BETTER else NAME,  # medium's table is the luck question's
             spec,
             FIELD,
             PLAYERS,
