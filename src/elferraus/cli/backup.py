@@ -8,14 +8,24 @@ import sys
 from pathlib import Path
 
 
-def database_problem(path: str) -> str | None:
-    """Why the server could not use the database ``path``, in one line naming it; None if it can."""
-    from elferraus.server.store import StoreError, check_store
+def database_problem(path: str, bus: str | None = None) -> str | None:
+    """Why the server could not use the database ``path`` or the ``bus``, in one line naming it; None if it can."""
+    from elferraus.server.store import StoreError, check_store, is_postgres
 
     try:
         check_store(path)
     except StoreError as error:
         return f"elferraus serve: cannot use the database {error}"
+    if bus is None:
+        return None
+    if not is_postgres(path):
+        return "elferraus serve: --bus shares rooms between processes on one PostgreSQL database; --db is a SQLite file"
+    from elferraus.server.bus import BusError, check_bus
+
+    try:
+        check_bus(bus)
+    except BusError as error:
+        return f"elferraus serve: cannot use the bus {error}"
     return None
 
 

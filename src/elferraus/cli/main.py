@@ -184,6 +184,14 @@ def build_parser() -> argparse.ArgumentParser:
         "PostgreSQL URL postgresql://USER:PASSWORD@HOST:PORT/NAME, its schema upgraded in place (docs/deploy.md)",
     )
     serve.add_argument(
+        "--bus",
+        metavar="URL",
+        default=None,
+        help="a Redis redis://HOST:PORT/DB shared by several server processes on one PostgreSQL --db: any of "
+        "them serves any room, each hears the others' moves at once, and one at a time drives each room's "
+        "computers (docs/deploy.md; default: none, this process alone)",
+    )
+    serve.add_argument(
         "--rooms-per-minute",
         type=_non_negative_float,
         default=10.0,  # the server's ROOMS_PER_MINUTE, written out so that --help need not import Starlette
@@ -306,7 +314,7 @@ def _dispatch(argv: Sequence[str] | None) -> int:
     if args.command == "serve":
         from elferraus.cli.backup import database_problem
 
-        if (problem := database_problem(args.db)) is not None:
+        if (problem := database_problem(args.db, args.bus)) is not None:
             print(problem, file=sys.stderr)
             return 2
         from elferraus.server import run_server
@@ -316,6 +324,7 @@ def _dispatch(argv: Sequence[str] | None) -> int:
             args.port,
             args.db,
             args.rooms_per_minute,
+            bus=args.bus,
             request_timeout=args.request_timeout,
             max_connections_per_address=args.max_connections_per_address,
             max_connections=args.max_connections,

@@ -21,6 +21,7 @@ def run_server(
     db: str,
     rooms_per_minute: float = ROOMS_PER_MINUTE,
     *,
+    bus: str | None = None,
     request_timeout: float | None = None,
     max_connections_per_address: int | None = None,
     max_connections: int | None = None,
@@ -29,6 +30,7 @@ def run_server(
     """Serve until interrupted; returns the exit code.
 
     Args:
+        bus: a Redis URL shared with the site's other processes (``bus.py``), or None: this process alone.
         request_timeout: seconds a client has to send a whole request (default ``limits.REQUEST_TIMEOUT``).
         max_connections_per_address: connections one address may hold open, 0: no limit
             (default ``limits.MAX_CONNECTIONS_PER_ADDRESS``).
@@ -53,10 +55,11 @@ def run_server(
         print(f"elferraus: --max-connections lowered to {total}, what {fd_limit} open files allow", flush=True)
     elif max_connections is not None:
         total = max_connections
-    app: Any = create_app(db, rooms_per_minute=rooms_per_minute)
+    app: Any = create_app(db, bus_url=bus, rooms_per_minute=rooms_per_minute)
+    fastapi_app = app
     guard = limits.ConnectionGuard(per_address, total)
     if forwarded_allow_ips:
-        app = ForwardedClientLimit(app, forwarded_allow_ips, per_address)
+        app = ForwardedClientLimit(app, forwarded_allow_ips, per_address, shared=lambda: fastapi_app.state.bus)
         guard.is_proxy = app.is_proxy
     http, ws = limits.bounded_protocols(guard, timeout)
     config = uvicorn.Config(
@@ -79,7 +82,9 @@ def run_server(
     summary = summarise_repeats("uvicorn.error", "asyncio")
     _log_to_stderr(summary)
     greeting = [
-        f"elferraus: open http://{host}:{port}/ (database {shown(db)}; Ctrl+C stops)",
+        f"elferraus: open http://{host}:{port}/ (database {shown(db)}"
+        + (f", sharing rooms over {shown(bus)}" if bus else "")
+        + "; Ctrl+C stops)",
         f"elferraus: at most {total} connections (open-files limit {fd_limit}), {per_address or 'any number'} "
         f"per address; a request must arrive within {timeout:g} s",
     ]

@@ -27,6 +27,7 @@ from starlette.websockets import WebSocket
 
 from elferraus.errors import RecordError
 from elferraus.i18n import COLOR_WORDS, MESSAGES, Lang
+from elferraus.server.bus import BusError, open_bus
 from elferraus.server.connection import Connection, TokenBucket
 from elferraus.server.headers import BodyLimit, RevalidateStatic, SecurityHeaders
 from elferraus.server.lobby import Lobby
@@ -142,6 +143,7 @@ REFUSALS: dict[int | str, dict[str, Any]] = {
 def create_app(
     db_path: str = "elferraus.sqlite3",
     *,
+    bus_url: str | None = None,
     static_dir: Path | None = None,
     rooms_per_minute: float = ROOMS_PER_MINUTE,
 ) -> FastAPI:
@@ -157,10 +159,25 @@ def create_app(
     def lobby() -> Lobby:
         return state["lobby"]
 
+    async def creation_wait(address: str, *, count: bool) -> float:
+        """The room-creation limit: this process's own, or the site's on a shared bus."""
+        if lobby().alone or creation_limit.rate <= 0:
+            if count:
+                creation_limit.count(address)
+                return 0.0
+            return creation_limit.wait(address)
+        return await lobby().bus.take(f"rooms:{address}", creation_limit.rate, creation_limit.burst, count=count)
+
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         store = await open_store(db_path)
-        state["lobby"] = Lobby(store)
+        try:
+            bus = await open_bus(bus_url)
+        except BusError:
+            await store.close()
+            raise
+        state["lobby"] = Lobby(store, bus)
+        app.state.bus = bus
         try:
             await state["lobby"].restore()
             yield
@@ -223,13 +240,13 @@ def create_app(
     async def create_room(request: Request, choice: NewRoom, lang: Language = "en") -> Response:
         """A new room; the host's secret link takes seat 0."""
         address = request.client.host if request.client else ""
-        wait = creation_limit.wait(address)
+        wait = await creation_wait(address, count=False)
         if wait:
             response = refuse(RoomError("too_many_rooms"), _lang(request))
             response.headers["Retry-After"] = str(math.ceil(wait))
             return response
         room, token = await lobby().create(choice)
-        creation_limit.count(address)
+        await creation_wait(address, count=True)
         answer = NewRoomAnswer(
             code=room.code, seat=0, token=token, invite=f"/r/{room.code}", link=f"/r/{room.code}#t={token}"
         )
@@ -242,7 +259,7 @@ def create_app(
     )
     async def show_room(code: Annotated[RoomCode, PathParameter()], lang: Language = "en") -> dict[str, Any]:
         """The room as anybody may see it."""
-        return lobby().room(code).room_payload()
+        return (await lobby().room(code)).room_payload()
 
     @app.post(
         "/api/rooms/{code}/join",
@@ -251,7 +268,7 @@ def create_app(
     )
     async def join_room(code: Annotated[RoomCode, PathParameter()], choice: Join, lang: Language = "en") -> JoinAnswer:
         """Take an open seat before the host starts."""
-        room = lobby().room(code)
+        room = await lobby().room(code)
         token = await room.join(choice.seat, choice.name)
         return JoinAnswer(seat=choice.seat, token=token, link=f"/r/{room.code}#t={token}")
 
@@ -341,7 +358,7 @@ def create_app(
     async def websocket_endpoint(websocket: WebSocket) -> None:
         await websocket.accept()
         try:
-            room = lobby().room(str(websocket.path_params["code"]))
+            room = await lobby().room(str(websocket.path_params["code"]))
         except RoomError as error:
             message = {"type": "error", "code": error.code, "message": error.message("en"), "seq": None}
             await websocket.send_text(json.dumps(message))

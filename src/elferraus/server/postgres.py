@@ -23,6 +23,7 @@ from psycopg_pool import AsyncConnectionPool
 from elferraus.server.pgschema import migrate, shown
 from elferraus.server.sqlite import (
     BUSY_TIMEOUT,
+    ConflictError,
     Finish,
     GameRow,
     MoveTakenError,
@@ -158,9 +159,33 @@ class PostgresStore:
                 [(s.name, s.kind, s.level, s.token_hash, code, s.seat) for s in seats],
             )
 
-    async def update_seat(self, code: str, seat: SeatRow) -> None:
-        """Store a seat's new occupant."""
-        await self._write(lambda connection: self._update_seats(connection, code, [seat]))
+    async def update_seat(self, code: str, seat: SeatRow, *, was: str | None = None) -> None:
+        """Store a seat's new occupant; with ``was``, only if the seat's stored kind is still ``was``.
+
+        Raises:
+            ConflictError: the seat is no longer ``was`` (another server gave it away first).
+        """
+
+        async def work(connection: Connection) -> None:
+            if was is not None:
+                # The row lock taken here makes a second server's check wait for this one's commit.
+                cursor = await connection.execute(
+                    "SELECT kind FROM seats WHERE code = %s AND seat = %s FOR UPDATE", (code, seat.seat)
+                )
+                if await cursor.fetchone() != (was,):
+                    raise ConflictError(self.path, f"seat {seat.seat} of room {code} is no longer {was}")
+            await self._update_seats(connection, code, [seat])
+
+        await self._write(work)
+
+    async def _expect_status(self, connection: Connection, code: str, expected: str | None) -> None:
+        if expected is None:
+            return
+        cursor = await connection.execute("SELECT status FROM rooms WHERE code = %s FOR UPDATE", (code,))
+        row = await cursor.fetchone()
+        if row is None or row[0] != expected:
+            found = "missing" if row is None else row[0]
+            raise ConflictError(self.path, f"room {code} is {found}, not {expected}")
 
     async def code_exists(self, code: str) -> bool:
         """True if a room with this code was ever made."""
@@ -174,11 +199,23 @@ class PostgresStore:
     # -- games and moves ------------------------------------------------------
 
     async def start_game(
-        self, code: str, seats: list[SeatRow], match_seed: int, round_number: int, deal: dict[str, Any]
+        self,
+        code: str,
+        seats: list[SeatRow],
+        match_seed: int,
+        round_number: int,
+        deal: dict[str, Any],
+        *,
+        expected: str | None = None,
     ) -> int:
-        """Store a newly dealt game, the seats that changed for it, and the room as playing; returns its id."""
+        """Store a newly dealt game, the seats that changed for it, and the room as playing; returns its id.
+
+        Raises:
+            ConflictError: ``expected`` is given and the room's stored status is another.
+        """
 
         async def work(connection: Connection) -> int:
+            await self._expect_status(connection, code, expected)
             await self._update_seats(connection, code, seats)
             cursor = await connection.execute(
                 "INSERT INTO games (code, match_seed, round, deal) VALUES (%s, %s, %s, %s) RETURNING id",
@@ -243,30 +280,39 @@ class PostgresStore:
 
         A room whose rows cannot be read back comes as ``UnreadableRoom``; the others still come.
         """
+        return await self._read(lambda connection: self._load(connection, None))
 
-        async def work(connection: Connection) -> list[RoomRow | UnreadableRoom]:
-            rooms = await (
-                await connection.execute("SELECT code, settings, status FROM rooms ORDER BY created")
-            ).fetchall()
-            seats = await (
-                await connection.execute(
-                    "SELECT code, seat, name, kind, level, token_hash FROM seats ORDER BY code, seat"
-                )
-            ).fetchall()
-            latest = (
-                "SELECT g.id, g.code, g.match_seed, g.round, g.deal, g.result FROM games g WHERE g.match_seed = "
-                "(SELECT l.match_seed FROM games l WHERE l.code = g.code ORDER BY l.id DESC LIMIT 1)"
+    async def room(self, code: str) -> RoomRow | UnreadableRoom | None:
+        """One stored room as ``rooms`` gives it, or None if there is none."""
+        found = await self._read(lambda connection: self._load(connection, code))
+        return found[0] if found else None
+
+    @staticmethod
+    async def _load(connection: Connection, code: str | None) -> list[RoomRow | UnreadableRoom]:
+        """The rooms (all, or the one called ``code``) from one snapshot of the database."""
+        where, params = ("", ()) if code is None else (" WHERE code = %s", (code,))
+        rooms = await (
+            await connection.execute(f"SELECT code, settings, status FROM rooms{where} ORDER BY created", params)
+        ).fetchall()
+        seats = await (
+            await connection.execute(
+                f"SELECT code, seat, name, kind, level, token_hash FROM seats{where} ORDER BY code, seat", params
             )
-            games = await (await connection.execute(f"{latest} ORDER BY g.id")).fetchall()
-            moves = await (
-                await connection.execute(
-                    f"SELECT m.game, m.text FROM moves m JOIN ({latest}) AS latest ON latest.id = m.game "
-                    "ORDER BY m.game, m.n"
-                )
-            ).fetchall()
-            return _assemble(rooms, seats, games, moves)
-
-        return await self._read(work)
+        ).fetchall()
+        mine = "" if code is None else " AND g.code = %s"
+        latest = (
+            "SELECT g.id, g.code, g.match_seed, g.round, g.deal, g.result FROM games g WHERE g.match_seed = "
+            f"(SELECT l.match_seed FROM games l WHERE l.code = g.code ORDER BY l.id DESC LIMIT 1){mine}"
+        )
+        games = await (await connection.execute(f"{latest} ORDER BY g.id", params)).fetchall()
+        moves = await (
+            await connection.execute(
+                f"SELECT m.game, m.text FROM moves m JOIN ({latest}) AS latest ON latest.id = m.game "
+                "ORDER BY m.game, m.n",
+                params,
+            )
+        ).fetchall()
+        return _assemble(rooms, seats, games, moves)
 
     async def close(self) -> None:
         """Finish the work under way, then close every connection."""

@@ -13,11 +13,13 @@ guard caps every other address's connections (from which the proxies are exempt)
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any, cast
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
+from elferraus.server.bus import Bus, LocalBus
 from elferraus.server.limits import address_key
 
 TOO_MANY = json.dumps(
@@ -34,11 +36,16 @@ class ForwardedClientLimit:
         trusted: addresses or networks, comma-separated (``"*"``: every address), as uvicorn's
             ``forwarded_allow_ips``.
         per_address: open requests and WebSockets one forwarded client may hold.
+        shared: the bus of the site (once the app has started): on several processes the client's
+            connections are counted on all of them together.
     """
 
-    def __init__(self, app: ASGIApp, trusted: str, per_address: int) -> None:
+    def __init__(
+        self, app: ASGIApp, trusted: str, per_address: int, shared: Callable[[], Bus | None] = lambda: None
+    ) -> None:
         self.app = app
         self.per_address = per_address
+        self.shared = shared
         proxy_headers = ProxyHeadersMiddleware(cast(Any, self._counted), trusted_hosts=trusted)
         self._trusted = proxy_headers.trusted_hosts
         self._proxy_headers = cast(ASGIApp, proxy_headers)  # uvicorn's ASGI types are Starlette's, spelt stricter
@@ -58,6 +65,19 @@ class ForwardedClientLimit:
     async def _counted(self, scope: Scope, receive: Receive, send: Send) -> None:
         client = scope.get("client")
         key = address_key(str(client[0])) if client else ""
+        try:
+            bus = self.shared()
+        except AttributeError:  # the app has not started yet
+            bus = None
+        if bus is not None and not isinstance(bus, LocalBus):
+            if not await bus.enter(f"address:{key}", self.per_address):
+                await _refuse(scope, send)
+                return
+            try:
+                await self.app(scope, receive, send)
+            finally:
+                await bus.leave(f"address:{key}")
+            return
         if self.per_address and self._open.get(key, 0) >= self.per_address:
             await _refuse(scope, send)
             return

@@ -34,7 +34,7 @@ from elferraus.record import read_record
 from elferraus.rules import PRESETS, Rules
 from elferraus.server.payloads import game_payload, game_text, hidden_moves, view_text
 from elferraus.server.reactions import reaction_text
-from elferraus.server.store import Finish, MoveTakenError, RoomRow, SeatRow, Store, StoreError
+from elferraus.server.store import ConflictError, Finish, RoomRow, SeatRow, Store, StoreError, UnreadableRoom
 from elferraus.session import Seat, Table, TableSetup, TurnError
 
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
@@ -147,6 +147,8 @@ class SeatState:
 
 
 Listener = Callable[["Room"], None]
+Event = dict[str, Any]
+"""A committed change as the other processes of the site hear of it (``bus.py``): ``{"k": kind, ...}``."""
 
 
 class Room:
@@ -173,6 +175,17 @@ class Room:
         self._shared: tuple[int, str, dict[str, Any] | None, dict[tuple[bool, int], str]] = (-1, "", None, {})
         self._lock = asyncio.Lock()
         """Held by every change: a change awaits the store, and no other may start from the state it began with."""
+        self.leading = True
+        """This process drives the computers and the away timer (it holds the room's lease; alone, always)."""
+        self.tell: Callable[[Event], None] = lambda event: None
+        """Tells the site's other processes about a committed change (set by the lobby)."""
+        self.tell_presence: Callable[[int, int], None] = lambda seat, count: None
+        """Tells them how many connections of a seat this process holds (set by the lobby)."""
+        self.here = [0] * len(seats)
+        """Connections of each seat on this process."""
+        self.elsewhere: dict[int, int] = {}
+        """Connections of each seat on the site's other processes."""
+        self._reloading: asyncio.Task[None] | None = None
 
     def new_seed(self) -> int:
         """The seed a new match is dealt from: random, and never told to anybody (a test may replace it)."""
@@ -194,21 +207,38 @@ class Room:
         """A client holding ``seat`` (None: a spectator) came."""
         if seat is None:
             return
-        state = self.seats[seat]
-        state.online += 1
-        if self.table is not None and seat in self.table.away:
-            self.table.come_back(seat)
+        self.here[seat] += 1
+        self.tell_presence(seat, self.here[seat])
+        self._count_online()
         self._changed()
 
     def disconnect(self, seat: int | None) -> None:
         """A client holding ``seat`` went."""
         if seat is None:
             return
-        state = self.seats[seat]
-        state.online = max(0, state.online - 1)
-        if state.online == 0:
-            state.offline_since = time.monotonic()
+        self.here[seat] = max(0, self.here[seat] - 1)
+        self.tell_presence(seat, self.here[seat])
+        self._count_online()
         self._changed()
+
+    def set_elsewhere(self, counts: dict[int, int]) -> None:
+        """The connections the site's other processes hold, per seat, as they are now."""
+        if counts != self.elsewhere:
+            self.elsewhere = counts
+            self._count_online()
+            self._changed()
+
+    def _count_online(self) -> None:
+        """Each seat's connections on the whole site; a person who is back plays for himself again."""
+        now = time.monotonic()
+        for state in self.seats:
+            online = self.here[state.seat] + self.elsewhere.get(state.seat, 0)
+            if online == 0 and state.online > 0:
+                state.offline_since = now
+            state.online = online
+            if online and self.table is not None and state.seat in self.table.away and self.leading:
+                self.table.come_back(state.seat)
+                self.tell({"k": "away", "s": sorted(self.table.away)})
 
     # -- what clients are told ------------------------------------------------
 
@@ -303,9 +333,10 @@ class Room:
         """Await a store call; a failure becomes the retryable refusal ``store_unavailable``."""
         try:
             return await write
-        except MoveTakenError as error:
-            # Another server on the same database stored its move first: this one's copy of the room is behind.
-            LOG.warning(f"room {self.code}: another server stored this move first: {error.reason}")
+        except ConflictError as error:
+            # Another server on the same database changed the room first: this one's copy is behind.
+            LOG.info(f"room {self.code}: another server changed it first ({error.reason}); reading it again")
+            self.reload_soon()
             raise RoomError("stale", "web_error_stale_elsewhere") from error
         except StoreError as error:
             LOG.warning(f"room {self.code}: the database refused a change: {error.reason}")
@@ -324,9 +355,10 @@ class Room:
             token = secrets.token_urlsafe(32)
             state = self.seats[seat]
             taken = SeatState(seat, name, "person", None, hash_token(token))
-            await self._store(self.store.update_seat(self.code, taken.row()))
+            await self._store(self.store.update_seat(self.code, taken.row(), was="open"))
             state.name, state.kind, state.token_hash = taken.name, taken.kind, taken.token_hash
             self._changed()
+            self.tell({"k": "room"})
             return token
 
         return await self._change(change)
@@ -344,7 +376,7 @@ class Room:
                 if state.kind == "open"
             ]
             seats = [next((new for new in filled if new.seat == state.seat), state) for state in self.seats]
-            await self._new_match(seats)
+            await self._new_match(seats, "waiting")
 
         await self._change(change)
 
@@ -358,7 +390,7 @@ class Room:
             finished = self.table.game
             self.table.next_round()
             try:
-                self.game_id = await self._store_game(self.table, [])
+                self.game_id = await self._store_game(self.table, [], "round_over")
             except RoomError:
                 self.table.game = finished  # the round over is what everybody still sees
                 raise
@@ -373,7 +405,7 @@ class Room:
             self._require_host(seat)
             if self.status != "match_over":
                 raise RoomError("wrong_status", "web_error_not_match_over")
-            await self._new_match(self.seats)
+            await self._new_match(self.seats, "match_over")
 
         await self._change(change)
 
@@ -416,6 +448,7 @@ class Room:
             self.table.finish_round()
             self.status = "match_over" if self.table.match.is_over() else "round_over"
         self._changed()
+        self.tell({"k": "move", "g": self.game_id, "n": preview.number, "t": preview.text})
 
     def _require_host(self, seat: int | None) -> None:
         if seat != 0:
@@ -439,6 +472,11 @@ class Room:
         self.check_reaction(seat)
         assert seat is not None
         text = reaction_text(seat, reaction)
+        self.hear_reaction(text)
+        self.tell({"k": "react", "t": text})
+
+    def hear_reaction(self, text: str) -> None:
+        """Pass a reaction's frame to every client of the room on this process."""
         for listener in list(self.audience):
             listener(text)
 
@@ -450,35 +488,40 @@ class Room:
         )
         return TableSetup(chairs, self.settings.rules, self.settings.rounds, seed=seed)
 
-    async def _new_match(self, seats: list[SeatState]) -> None:
-        """Deal a new match for ``seats`` (the room's, or what they become with it): stored first, then shown."""
+    async def _new_match(self, seats: list[SeatState], status: Status) -> None:
+        """Deal a new match for ``seats`` (the room's, or what they become with it) in a room that is ``status``:
+        stored first, then shown."""
         table = Table(self._setup(self.new_seed(), seats))
         changed = [new.row() for new, old in zip(seats, self.seats, strict=True) if new is not old]
-        self.game_id = await self._store_game(table, changed)
+        self.game_id = await self._store_game(table, changed, status)
         for new, old in zip(seats, self.seats, strict=True):
             if new is not old:
                 old.name, old.kind, old.level = new.name, new.kind, new.level
         self.table = table
         self._set_status("playing")
 
-    async def _store_game(self, table: Table, seats: list[SeatRow]) -> int:
+    async def _store_game(self, table: Table, seats: list[SeatRow], status: Status) -> int:
         record = table.record()
         deal = {key: value for key, value in record.items() if key not in ("moves", "result")}
         # The match seed would deal every later round: it stays in the server (games.match_seed),
         # never in a record that others may download.
         deal["match"] = {key: value for key, value in deal.get("match", {}).items() if key != "seed"}
         round_number = len(table.match.scores) + 1
-        return await self._store(self.store.start_game(self.code, seats, table.setup.seed, round_number, deal))
+        write = self.store.start_game(self.code, seats, table.setup.seed, round_number, deal, expected=status)
+        return await self._store(write)
 
     def _set_status(self, status: Status) -> None:
         self.status = status
         self._changed()
+        self.tell({"k": "room"})
         self.ensure_driver()
 
     # -- computers ------------------------------------------------------------
 
     def ensure_driver(self) -> None:
-        """Run the task that plays the computers' turns (once per room)."""
+        """Run the task that plays the computers' turns (once per room, on the process that leads it)."""
+        if not self.leading or self.status != "playing":
+            return
         if self._driver is None or self._driver.done():
             self._driver = asyncio.get_running_loop().create_task(self._drive(), name=f"room {self.code}")
             self._driver.add_done_callback(self._driver_ended)
@@ -488,11 +531,23 @@ class Room:
             LOG.error("room %s: the computers stopped playing", self.code, exc_info=task.exception())
 
     async def close(self) -> None:
-        """Stop the room's task."""
+        """Stop the room's tasks."""
+        for task in (self._driver, self._reloading):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+
+    def lead(self) -> None:
+        """This process took the room's lease: it drives the computers and the away timer from now on."""
+        self.leading = True
+        self.ensure_driver()
+
+    def follow(self) -> None:
+        """Another process leads the room: stop driving it."""
+        self.leading = False
         if self._driver is not None:
             self._driver.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._driver
 
     async def _drive(self) -> None:
         """Let the table make every move that waits for nobody, at the room's pace; wait while a person chooses.
@@ -538,6 +593,8 @@ class Room:
             try:
                 await self._change(change)
             except RoomError as error:
+                if error.code == "stale":  # another process played this turn first; the room is read again
+                    return
                 if error.code != "store_unavailable":
                     raise
                 failures += 1
@@ -563,6 +620,106 @@ class Room:
             if state.online == 0 and self.table is not None and seat not in self.table.away:
                 self.table.stand_in(seat)
                 self._changed()
+                self.tell({"k": "away", "s": sorted(self.table.away)})
+
+    # -- news from the site's other processes -----------------------------------
+
+    async def hear(self, event: Event) -> None:
+        """Apply a change another process committed (``Event``), in the order they come.
+
+        A move that follows the last one known is played here too; anything else, or a move that does not
+        follow (news was missed), makes the room be read again from the database.
+        """
+        kind = event.get("k")
+        if kind == "react":
+            if isinstance(event.get("t"), str):
+                self.hear_reaction(event["t"])
+            return
+        if kind == "presence":
+            return  # the lobby reads the counts and calls set_elsewhere
+        if kind == "away":
+            seats = event.get("s")
+            if isinstance(seats, list) and self.table is not None and not self.leading:
+                self._mirror_away({seat for seat in seats if isinstance(seat, int)})
+            return
+
+        async def change() -> None:
+            if kind == "move" and self._follows(event):
+                assert self.table is not None
+                move = Move.parse(str(event["t"]))
+                self.table.play(move)
+                if self.table.game.is_over():
+                    self.table.finish_round()
+                    self.status = "match_over" if self.table.match.is_over() else "round_over"
+                self._changed()
+            elif not (kind == "move" and self._known(event)):
+                await self._reload()
+
+        try:
+            await self._change(change)
+        except (RoomError, StoreError, NotationError, IllegalMoveError) as error:
+            LOG.warning("room %s: news from another server not applied (%s); reading it again", self.code, error)
+            self.reload_soon()
+
+    def _follows(self, event: Event) -> bool:
+        """Whether ``event`` is the move right after the last one this copy knows."""
+        if self.table is None or self.status != "playing" or event.get("g") != self.game_id:
+            return False
+        return event.get("n") == self.table.game.move_count and isinstance(event.get("t"), str)
+
+    def _known(self, event: Event) -> bool:
+        """Whether this copy has the move ``event`` already (it made it, or read it since)."""
+        number = event.get("n")
+        if self.table is None or event.get("g") != self.game_id or not isinstance(number, int):
+            return False
+        return number < self.table.game.move_count
+
+    def _mirror_away(self, away: set[int]) -> None:
+        assert self.table is not None
+        for seat in away - self.table.away:
+            self.table.stand_in(seat)
+        for seat in self.table.away - away:
+            self.table.come_back(seat)
+        self._changed()
+
+    def reload_soon(self) -> None:
+        """Read the room again from the database once the change under way is done (once, however often asked)."""
+        if self._reloading is None or self._reloading.done():
+            self._reloading = asyncio.get_running_loop().create_task(self._reload_locked(), name=f"reload {self.code}")
+
+    async def _reload_locked(self) -> None:
+        try:
+            await self._change(self._reload)
+        except (StoreError, RoomError) as error:
+            LOG.warning("room %s: not read again (%s)", self.code, error)
+
+    async def reload(self) -> None:
+        """Read the room again from the database, now (the caller does not hold the lock)."""
+        await self._change(self._reload)
+
+    async def _reload(self) -> None:
+        """Replace this copy by the room as stored (the caller holds the lock); its clients are told."""
+        row = await self.store.room(self.code)
+        if row is None or isinstance(row, UnreadableRoom):
+            LOG.warning("room %s: cannot be read again: %s", self.code, row.reason if row else "it is gone")
+            return
+        fresh = await asyncio.to_thread(Room.restore, row, self.store)
+        away = self.table.away if self.table is not None else set()
+        self.settings, self.status, self.game_id = fresh.settings, fresh.status, fresh.game_id
+        for state, stored in zip(self.seats, fresh.seats, strict=True):
+            state.name, state.kind, state.level, state.token_hash = (
+                stored.name,
+                stored.kind,
+                stored.level,
+                stored.token_hash,
+            )
+        self.table = fresh.table
+        if self.table is not None:
+            for seat in away:
+                if self.table.is_person(seat):
+                    self.table.stand_in(seat)
+        self._changed()
+        self.ensure_driver()
 
     # -- restoring ------------------------------------------------------------
 

@@ -71,12 +71,18 @@ class StoreError(Exception):
         self.reason = reason
 
 
-class MoveTakenError(StoreError):
+class ConflictError(StoreError):
+    """The room changed in the database since this server last read it: another server's change came first.
+
+    Only another server process on the same database can get there first (a room's changes are made one at
+    a time in its process); the database decides, and the later change is refused as ``stale``.
+    """
+
+
+class MoveTakenError(ConflictError):
     """Another move is already stored under that number of the game: someone else's was accepted first.
 
-    Only another server process on the same database can get there first (a room's moves are made one at
-    a time in its process); the database's key on (game, move number) decides, and the later mover is
-    refused as ``stale``.
+    The database's key on (game, move number) decides.
     """
 
 
@@ -217,11 +223,29 @@ class SqliteDatabase:
                 [(s.name, s.kind, s.level, s.token_hash, code, s.seat) for s in seats],
             )
 
-    def update_seat(self, code: str, seat: SeatRow) -> None:
-        """Store a seat's new occupant."""
+    def update_seat(self, code: str, seat: SeatRow, *, was: str | None = None) -> None:
+        """Store a seat's new occupant (if ``was`` is given: only if the seat's stored kind is still ``was``).
+
+        Raises:
+            ConflictError: the seat is no longer ``was``.
+        """
         with self._db:
             self._db.execute("BEGIN IMMEDIATE")
+            if was is not None:
+                row = self._db.execute(
+                    "SELECT kind FROM seats WHERE code = ? AND seat = ?", (code, seat.seat)
+                ).fetchone()
+                if row is None or row[0] != was:
+                    raise ConflictError(self.path, f"seat {seat.seat} of room {code} is no longer {was}")
             self._update_seats(code, [seat])
+
+    def _expect_status(self, code: str, expected: str | None) -> None:
+        if expected is None:
+            return
+        row = self._db.execute("SELECT status FROM rooms WHERE code = ?", (code,)).fetchone()
+        if row is None or row[0] != expected:
+            found = "missing" if row is None else row[0]
+            raise ConflictError(self.path, f"room {code} is {found}, not {expected}")
 
     def set_status(self, code: str, status: str) -> None:
         """Store a room's status."""
@@ -236,11 +260,23 @@ class SqliteDatabase:
     # -- games and moves ------------------------------------------------------
 
     def start_game(
-        self, code: str, seats: list[SeatRow], match_seed: int, round_number: int, deal: dict[str, Any]
+        self,
+        code: str,
+        seats: list[SeatRow],
+        match_seed: int,
+        round_number: int,
+        deal: dict[str, Any],
+        *,
+        expected: str | None = None,
     ) -> int:
-        """Store a newly dealt game, the seats that changed for it, and the room as playing; returns its id."""
+        """Store a newly dealt game, the seats that changed for it, and the room as playing; returns its id.
+
+        Raises:
+            ConflictError: ``expected`` is given and the room's stored status is another.
+        """
         with self._db:
             self._db.execute("BEGIN IMMEDIATE")
+            self._expect_status(code, expected)
             self._update_seats(code, seats)
             cursor = self._db.execute(
                 "INSERT INTO games (code, match_seed, round, deal) VALUES (?, ?, ?, ?)",
@@ -329,6 +365,15 @@ class SqliteDatabase:
                 yield self._room(code)
             except (ValueError, TypeError, KeyError, sqlite3.DatabaseError) as error:
                 yield UnreadableRoom(str(code), _reason(error))
+
+    def room(self, code: str) -> RoomRow | UnreadableRoom | None:
+        """The room ``code`` as ``rooms`` gives it, or None if there is none."""
+        if not self.code_exists(code):
+            return None
+        try:
+            return self._room(code)
+        except (ValueError, TypeError, KeyError, sqlite3.DatabaseError) as error:
+            return UnreadableRoom(str(code), _reason(error))
 
     def _room(self, code: str) -> RoomRow:
         settings, status = self._db.execute("SELECT settings, status FROM rooms WHERE code = ?", (code,)).fetchone()

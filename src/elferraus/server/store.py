@@ -21,6 +21,7 @@ from typing import Any, Protocol, TypeVar
 
 from elferraus.server.sqlite import (
     BUSY_TIMEOUT,
+    ConflictError,
     Finish,
     GameRow,
     MoveTakenError,
@@ -49,16 +50,32 @@ class Store(Protocol):
     async def add_room(self, code: str, settings: dict[str, Any], seats: list[SeatRow]) -> None:
         """Store a new room with its seats."""
 
-    async def update_seat(self, code: str, seat: SeatRow) -> None:
-        """Store a seat's new occupant."""
+    async def update_seat(self, code: str, seat: SeatRow, *, was: str | None = None) -> None:
+        """Store a seat's new occupant; with ``was``, only if the seat's stored kind is still ``was``.
+
+        Raises:
+            ConflictError: the seat is no longer ``was`` (another server gave it away first).
+        """
 
     async def code_exists(self, code: str) -> bool:
         """True if a room with this code was ever made."""
 
     async def start_game(
-        self, code: str, seats: list[SeatRow], match_seed: int, round_number: int, deal: dict[str, Any]
+        self,
+        code: str,
+        seats: list[SeatRow],
+        match_seed: int,
+        round_number: int,
+        deal: dict[str, Any],
+        *,
+        expected: str | None = None,
     ) -> int:
-        """Store a newly dealt game, the seats that changed for it, and the room as playing; returns its id."""
+        """Store a newly dealt game, the seats that changed for it, and the room as playing; returns its id.
+
+        Raises:
+            ConflictError: ``expected`` is given and the room's stored status is another (another server
+                started, dealt or restarted it first).
+        """
 
     async def add_move(self, game: int, number: int, text: str, finish: Finish | None = None) -> None:
         """Store move ``number`` of ``game`` (and with a round's last move, its result and the room's status).
@@ -74,6 +91,9 @@ class Store(Protocol):
 
     async def rooms(self) -> list[RoomRow | UnreadableRoom]:
         """Every stored room, oldest first."""
+
+    async def room(self, code: str) -> RoomRow | UnreadableRoom | None:
+        """One stored room as ``rooms`` gives it, or None if there is none."""
 
     async def close(self) -> None:
         """Finish the work under way and close."""
@@ -148,19 +168,28 @@ class SqliteStore:
         """Store a new room with its seats."""
         await self._write(lambda db: db.add_room(code, settings, seats))
 
-    async def update_seat(self, code: str, seat: SeatRow) -> None:
-        """Store a seat's new occupant."""
-        await self._write(lambda db: db.update_seat(code, seat))
+    async def update_seat(self, code: str, seat: SeatRow, *, was: str | None = None) -> None:
+        """Store a seat's new occupant; with ``was``, only if the seat's stored kind is still ``was``."""
+        await self._write(lambda db: db.update_seat(code, seat, was=was))
 
     async def code_exists(self, code: str) -> bool:
         """True if a room with this code was ever made."""
         return await self._read(lambda db: db.code_exists(code))
 
     async def start_game(
-        self, code: str, seats: list[SeatRow], match_seed: int, round_number: int, deal: dict[str, Any]
+        self,
+        code: str,
+        seats: list[SeatRow],
+        match_seed: int,
+        round_number: int,
+        deal: dict[str, Any],
+        *,
+        expected: str | None = None,
     ) -> int:
         """Store a newly dealt game, the seats that changed for it, and the room as playing; returns its id."""
-        return await self._write(lambda db: db.start_game(code, seats, match_seed, round_number, deal))
+        return await self._write(
+            lambda db: db.start_game(code, seats, match_seed, round_number, deal, expected=expected)
+        )
 
     async def add_move(self, game: int, number: int, text: str, finish: Finish | None = None) -> None:
         """Store move ``number`` of ``game`` (and with a round's last move, its result and the room's status).
@@ -187,6 +216,10 @@ class SqliteStore:
     async def rooms(self) -> list[RoomRow | UnreadableRoom]:
         """Every stored room, oldest first; one that cannot be read comes as ``UnreadableRoom``."""
         return await self._read(lambda db: list(db.rooms()))
+
+    async def room(self, code: str) -> RoomRow | UnreadableRoom | None:
+        """One stored room as ``rooms`` gives it, or None if there is none."""
+        return await self._read(lambda db: db.room(code))
 
     async def backup(self, target: str) -> None:
         """A consistent copy of the whole database in the file ``target``."""
@@ -238,6 +271,7 @@ def check_store(db: str) -> None:
 __all__ = [
     "BUSY_TIMEOUT",
     "POSTGRES_SCHEMES",
+    "ConflictError",
     "Finish",
     "GameRow",
     "MoveTakenError",

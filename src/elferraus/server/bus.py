@@ -1,0 +1,553 @@
+"""What the processes of one site share besides the database: news of changes, leases, presence, limits.
+
+One process alone (the default) needs none of it: :class:`LocalBus` keeps
+it all in memory. Several processes on one PostgreSQL database share a
+Redis (``elferraus serve --bus redis://...``, :class:`RedisBus`):
+
+- **news**: after a change is committed, its process publishes a short
+  event (a move's number and text, or "read the room again") on one
+  pub/sub channel; every other process applies it to its copy of the room
+  and tells its own clients. Events of one process go out in order, from
+  one sender. A process that was cut off from Redis reads its rooms again
+  once it is back (``resync``), so nothing missed stays missed.
+- **leases**: the computers and the away timer of a room are driven by the
+  one process that holds the room's lease, a key that lives ``LEASE_TTL``
+  seconds unless its holder renews it; when the holder dies, another
+  process takes it within that time.
+- **presence**: how many connections each process holds for each seat, so
+  that the lease holder knows whether a person is at the table on any
+  process; the counts of a process whose heartbeat stopped are ignored.
+- **limits**: the room-creation token buckets and the open connections of
+  each forwarded client address, counted across processes.
+
+Redis is a helper, never the authority: every decision that must not be
+lost or doubled is the database's. While Redis cannot be reached, a process
+keeps serving its own clients, limits fall back to its own counts, and the
+rooms it leads stay led.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import secrets
+import socket
+import time
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any, Protocol
+
+LOG = logging.getLogger("elferraus.server.bus")
+
+PREFIX = "elferraus:"
+CHANNEL = PREFIX + "rooms"
+LEASE_TTL = 2.0
+"""Seconds a room's lease lives without renewal: how long its computers wait at worst when its holder dies."""
+STEWARD_TICK = 0.5
+"""Seconds between two rounds of renewing and taking leases (and refreshing presence)."""
+ALIVE_TTL = 3.0
+"""Seconds a process counts as alive after its last heartbeat (sent every ``STEWARD_TICK``)."""
+REDIS_TIMEOUT = 1.0
+"""Seconds one Redis command may take before it counts as failed (Redis answers in well under a millisecond)."""
+RECONNECT_DELAY = 0.5
+
+Handler = Callable[[str, dict[str, Any]], None]
+"""Called with a room's code and an event another process published for it."""
+Resync = Callable[[], Awaitable[None]]
+"""Called when news may have been missed (the connection to Redis came back)."""
+
+
+def process_name() -> str:
+    """A name for this process, unique on the site: host, process id and a random part."""
+    return f"{socket.gethostname()}/{os.getpid()}/{secrets.token_hex(3)}"
+
+
+class Bus(Protocol):
+    """What a process shares with the other processes of its site."""
+
+    process: str
+
+    async def start(self, on_event: Handler, on_resync: Resync) -> None:
+        """Begin to hear the other processes' events."""
+
+    def publish(self, code: str, event: dict[str, Any]) -> None:
+        """Tell the other processes about a committed change of room ``code`` (sent in order, soon)."""
+
+    async def lead(self, codes: Iterable[str]) -> set[str]:
+        """Take or renew the leases of ``codes``; returns those this process holds now."""
+
+    async def release(self, code: str) -> None:
+        """Give up the lease of ``code`` (if held)."""
+
+    def set_presence(self, code: str, seat: int, count: int) -> None:
+        """This process holds ``count`` connections of ``seat`` in room ``code``."""
+
+    async def presence(self, code: str) -> dict[int, int]:
+        """The connections the other live processes hold, per seat of room ``code``."""
+
+    async def take(self, key: str, rate: float, burst: float, *, count: bool) -> float:
+        """Token bucket ``key`` (``rate`` a second, up to ``burst``): the seconds until a token is there
+        (0: now); with ``count``, also take one (the bucket may go below 0)."""
+
+    async def enter(self, key: str, limit: int) -> bool:
+        """Count one more open connection of ``key``, unless ``limit`` (> 0) are open across the site."""
+
+    async def leave(self, key: str) -> None:
+        """One open connection of ``key`` closed."""
+
+    async def close(self) -> None:
+        """Stop and let go of every lease."""
+
+
+class _Bucket:
+    def __init__(self, rate: float, burst: float) -> None:
+        self.rate, self.burst, self.tokens, self.stamp = rate, burst, burst, time.monotonic()
+
+    def refill(self) -> float:
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        return self.tokens
+
+
+MAX_TRACKED_KEYS = 100_000
+"""Token buckets kept in memory at most; full ones are forgotten first (they are as good as new)."""
+
+
+class LocalBus:
+    """The bus of a process alone: it leads every room, and counts limits by itself."""
+
+    def __init__(self) -> None:
+        self.process = process_name()
+        self._buckets: dict[str, _Bucket] = {}
+        self._open: dict[str, int] = {}
+
+    async def start(self, on_event: Handler, on_resync: Resync) -> None:
+        """Nothing to hear."""
+
+    def publish(self, code: str, event: dict[str, Any]) -> None:
+        """Nobody to tell."""
+
+    async def lead(self, codes: Iterable[str]) -> set[str]:
+        """Every room is this process's."""
+        return set(codes)
+
+    async def release(self, code: str) -> None:
+        """Nothing to give up."""
+
+    def set_presence(self, code: str, seat: int, count: int) -> None:
+        """Nobody to tell."""
+
+    async def presence(self, code: str) -> dict[int, int]:
+        """No other process holds connections."""
+        return {}
+
+    async def take(self, key: str, rate: float, burst: float, *, count: bool) -> float:
+        """A token bucket in memory."""
+        return self.take_now(key, rate, burst, count=count)
+
+    def take_now(self, key: str, rate: float, burst: float, *, count: bool) -> float:
+        """``take`` without waiting for anything (the fallback of a bus that cannot reach its Redis)."""
+        bucket = self._buckets.get(key)
+        if bucket is None:
+            if not count:
+                return 0.0
+            if len(self._buckets) >= MAX_TRACKED_KEYS:
+                for known, old in list(self._buckets.items()):
+                    if old.refill() + 1 >= old.burst:
+                        del self._buckets[known]
+            bucket = self._buckets[key] = _Bucket(rate, burst)
+        tokens = bucket.refill()
+        if count:
+            bucket.tokens -= 1
+        return 0.0 if tokens >= 1 else (1 - tokens) / rate
+
+    async def enter(self, key: str, limit: int) -> bool:
+        """Counted in memory."""
+        return self.enter_now(key, limit)
+
+    def enter_now(self, key: str, limit: int) -> bool:
+        """``enter`` without waiting for anything."""
+        if limit and self._open.get(key, 0) >= limit:
+            return False
+        self._open[key] = self._open.get(key, 0) + 1
+        return True
+
+    async def leave(self, key: str) -> None:
+        """Counted in memory."""
+        self.leave_now(key)
+
+    def leave_now(self, key: str) -> None:
+        """``leave`` without waiting for anything."""
+        left = self._open.get(key, 0) - 1
+        if left > 0:
+            self._open[key] = left
+        else:
+            self._open.pop(key, None)
+
+    async def close(self) -> None:
+        """Nothing to close."""
+
+
+# Leases: take a free one, renew one's own, never touch another's. Returns 1 if held now.
+LEAD = """
+local holder = redis.call('GET', KEYS[1])
+if holder == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
+if not holder then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1 end
+return 0
+"""
+RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+# A token bucket on Redis's clock (every process sees the same one). Returns the tokens there were, as text.
+TAKE = """
+local rate, burst = tonumber(ARGV[1]), tonumber(ARGV[2])
+local now = redis.call('TIME')
+now = tonumber(now[1]) + tonumber(now[2]) / 1000000
+local stored = redis.call('HMGET', KEYS[1], 'tokens', 'stamp')
+local tokens = tonumber(stored[1]) or burst
+local stamp = tonumber(stored[2]) or now
+tokens = math.min(burst, tokens + math.max(0, now - stamp) * rate)
+if ARGV[3] == '1' then
+  redis.call('HSET', KEYS[1], 'tokens', tostring(tokens - 1), 'stamp', tostring(now))
+  redis.call('PEXPIRE', KEYS[1], math.ceil((burst - tokens + 1) / rate * 1000) + 1000)
+end
+return tostring(tokens)
+"""
+# Open connections of one address, per process; a dead process's count is dropped. Returns 1 if admitted.
+ENTER = """
+local total = 0
+local counts = redis.call('HGETALL', KEYS[1])
+for i = 1, #counts, 2 do
+  if counts[i] == ARGV[1] or redis.call('EXISTS', ARGV[3] .. counts[i]) == 1 then
+    total = total + tonumber(counts[i + 1])
+  else
+    redis.call('HDEL', KEYS[1], counts[i])
+  end
+end
+local limit = tonumber(ARGV[2])
+if limit > 0 and total >= limit then return 0 end
+redis.call('HINCRBY', KEYS[1], ARGV[1], 1)
+redis.call('EXPIRE', KEYS[1], 86400)
+return 1
+"""
+LEAVE = """
+if redis.call('HINCRBY', KEYS[1], ARGV[1], -1) <= 0 then redis.call('HDEL', KEYS[1], ARGV[1]) end
+return 0
+"""
+
+
+class RedisBus:
+    """The bus of one of several processes, on Redis (redis-py's asyncio client).
+
+    Args:
+        url: ``redis://host:port/db`` (any URL redis-py takes).
+    """
+
+    def __init__(self, url: str) -> None:
+        from redis import asyncio as aioredis  # an optional dependency: only a site of several processes needs it
+
+        self.url = url
+        self.process = process_name()
+        self._redis = aioredis.Redis.from_url(
+            url, socket_timeout=REDIS_TIMEOUT, socket_connect_timeout=REDIS_TIMEOUT, decode_responses=True
+        )
+        # Listening waits as long as there is nothing to hear: no timeout on its socket, but keep-alive.
+        self._listener = aioredis.Redis.from_url(
+            url, socket_connect_timeout=REDIS_TIMEOUT, socket_keepalive=True, decode_responses=True
+        )
+        self._scripts = {
+            name: self._redis.register_script(text)
+            for name, text in (("lead", LEAD), ("release", RELEASE), ("take", TAKE), ("enter", ENTER), ("leave", LEAVE))
+        }
+        self._fallback = LocalBus()
+        self._outbox: asyncio.Queue[tuple[str, str, Any] | None] = asyncio.Queue()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._alive: tuple[float, set[str]] = (0.0, set())
+        self._down_since: float | None = None
+        self._led: set[str] = set()
+        self.connected = asyncio.Event()
+        """Set while the listener is subscribed."""
+
+    @classmethod
+    async def open(cls, url: str) -> RedisBus:
+        """A bus on ``url``, after checking that Redis answers.
+
+        Raises:
+            BusError: Redis cannot be reached (the message names the URL without a password, and why).
+        """
+        from redis.exceptions import RedisError
+
+        bus = cls(url)
+        try:
+            await bus._redis.ping()
+        except (RedisError, OSError) as error:
+            await bus._close_clients()
+            raise BusError(url, str(error) or type(error).__name__) from None
+        return bus
+
+    # -- news -------------------------------------------------------------------
+
+    async def start(self, on_event: Handler, on_resync: Resync) -> None:
+        """Begin to hear the other processes' events, and to send this one's."""
+        loop = asyncio.get_running_loop()
+        self._tasks = [
+            loop.create_task(self._listen(on_event, on_resync), name="bus listener"),
+            loop.create_task(self._send(), name="bus sender"),
+            loop.create_task(self._heartbeat(), name="bus heartbeat"),
+        ]
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.connected.wait(), REDIS_TIMEOUT * 3)
+
+    def publish(self, code: str, event: dict[str, Any]) -> None:
+        """Queue an event for the other processes."""
+        text = json.dumps({"p": self.process, "c": code, **event}, separators=(",", ":"))
+        self._outbox.put_nowait(("publish", CHANNEL, text))
+
+    def set_presence(self, code: str, seat: int, count: int) -> None:
+        """Store this process's count for ``seat`` and tell the others to look."""
+        self._outbox.put_nowait(("presence", f"{PREFIX}presence:{code}", (f"{self.process}|{seat}", count)))
+        self.publish(code, {"k": "presence"})
+
+    async def _send(self) -> None:
+        from redis.exceptions import RedisError
+
+        while True:
+            item = await self._outbox.get()
+            batch = [item]
+            while not self._outbox.empty() and len(batch) < 256:
+                batch.append(self._outbox.get_nowait())
+            if None in batch:
+                return
+            pipe = self._redis.pipeline(transaction=False)
+            for kind, key, value in batch:  # type: ignore[misc]
+                if kind == "publish":
+                    pipe.publish(key, value)
+                elif value[1] > 0:
+                    pipe.hset(key, value[0], value[1])
+                    pipe.expire(key, 86400)
+                else:
+                    pipe.hdel(key, value[0])
+            try:
+                await pipe.execute()
+            except (RedisError, OSError) as error:
+                # Lost news heals: the others read their rooms again when Redis is back (resync), and a
+                # move they missed shows as a gap at the next one.
+                self._went_down(f"{len(batch)} events not sent: {error}")
+
+    async def _listen(self, on_event: Handler, on_resync: Resync) -> None:
+        from redis.exceptions import RedisError
+
+        missed = False
+        while True:
+            pubsub = self._listener.pubsub(ignore_subscribe_messages=True)
+            try:
+                await pubsub.subscribe(CHANNEL)
+                self.connected.set()
+                if missed or self._down_since is not None:
+                    self._came_back()
+                    await on_resync()
+                missed = True  # from here on, a lost connection may have lost news
+                async for message in pubsub.listen():
+                    if message.get("type") != "message":
+                        continue
+                    try:
+                        event = json.loads(message["data"])
+                        code = event.pop("c")
+                        sender = event.pop("p")
+                    except (ValueError, KeyError, TypeError):
+                        LOG.warning("bus: an event that is not ours: %.200r", message.get("data"))
+                        continue
+                    if sender != self.process and isinstance(code, str):
+                        on_event(code, event)
+            except asyncio.CancelledError:
+                raise
+            except (RedisError, OSError) as error:
+                self.connected.clear()
+                self._went_down(f"not subscribed: {error}")
+                await asyncio.sleep(RECONNECT_DELAY)
+            finally:
+                with contextlib.suppress(Exception):
+                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+
+    def _went_down(self, why: str) -> None:
+        if self._down_since is None:
+            self._down_since = time.monotonic()
+            LOG.warning("bus: Redis at %s cannot be reached (%s); serving on, limits counted here alone", self, why)
+
+    def _came_back(self) -> None:
+        if self._down_since is not None:
+            LOG.warning("bus: Redis is back after %.1f s; reading the rooms again", time.monotonic() - self._down_since)
+            self._down_since = None
+
+    def __str__(self) -> str:
+        from elferraus.server.pgschema import shown
+
+        return shown(self.url)
+
+    # -- leases and presence ------------------------------------------------------
+
+    async def _heartbeat(self) -> None:
+        from redis.exceptions import RedisError
+
+        while True:
+            with contextlib.suppress(RedisError, OSError):
+                await self._redis.set(f"{PREFIX}alive:{self.process}", "1", px=round(ALIVE_TTL * 1000))
+            await asyncio.sleep(STEWARD_TICK)
+
+    async def lead(self, codes: Iterable[str]) -> set[str]:
+        """Take or renew the leases of ``codes``; returns those held now.
+
+        While Redis cannot be reached, the leases held stay held (no other process can take them either).
+        """
+        from redis.exceptions import RedisError
+
+        codes = list(codes)
+        if not codes:
+            return set()
+        ttl = round(LEASE_TTL * 1000)
+        try:
+            pipe = self._redis.pipeline(transaction=False)
+            for code in codes:
+                await self._scripts["lead"](keys=[f"{PREFIX}lease:{code}"], args=[self.process, ttl], client=pipe)
+            held = await pipe.execute()
+        except (RedisError, OSError) as error:
+            self._went_down(f"leases not renewed: {error}")
+            return self._led & set(codes)
+        self._led = {code for code, won in zip(codes, held, strict=True) if won == 1}
+        return set(self._led)
+
+    async def release(self, code: str) -> None:
+        """Give up the lease of ``code``."""
+        from redis.exceptions import RedisError
+
+        self._led.discard(code)
+        with contextlib.suppress(RedisError, OSError):
+            await self._scripts["release"](keys=[f"{PREFIX}lease:{code}"], args=[self.process])
+
+    async def _live(self) -> set[str]:
+        stamp, live = self._alive
+        if time.monotonic() - stamp < STEWARD_TICK:
+            return live
+        found = {key.removeprefix(f"{PREFIX}alive:") async for key in self._redis.scan_iter(f"{PREFIX}alive:*")}
+        self._alive = (time.monotonic(), found)
+        return found
+
+    async def presence(self, code: str) -> dict[int, int]:
+        """The connections the other live processes hold, per seat (none known while Redis is away)."""
+        from redis.exceptions import RedisError
+
+        try:
+            counts = await self._redis.hgetall(f"{PREFIX}presence:{code}")
+            live = await self._live()
+        except (RedisError, OSError) as error:
+            self._went_down(f"presence not read: {error}")
+            return {}
+        seats: dict[int, int] = {}
+        for field, count in counts.items():
+            process, _, seat = str(field).rpartition("|")
+            if process != self.process and process in live and seat.isdigit():
+                seats[int(seat)] = seats.get(int(seat), 0) + int(count)
+        return seats
+
+    # -- limits -------------------------------------------------------------------
+
+    async def take(self, key: str, rate: float, burst: float, *, count: bool) -> float:
+        """A token bucket shared by the site (this process's own while Redis is away)."""
+        from redis.exceptions import RedisError
+
+        try:
+            tokens = float(
+                await self._scripts["take"](keys=[f"{PREFIX}bucket:{key}"], args=[rate, burst, 1 if count else 0])
+            )
+        except (RedisError, OSError) as error:
+            self._went_down(f"limit counted here: {error}")
+            return self._fallback.take_now(key, rate, burst, count=count)
+        return 0.0 if tokens >= 1 else (1 - tokens) / rate
+
+    async def enter(self, key: str, limit: int) -> bool:
+        """Counted across the site (here alone while Redis is away)."""
+        from redis.exceptions import RedisError
+
+        try:
+            admitted = await self._scripts["enter"](
+                keys=[f"{PREFIX}open:{key}"], args=[self.process, limit, f"{PREFIX}alive:"]
+            )
+        except (RedisError, OSError) as error:
+            self._went_down(f"connections counted here: {error}")
+            return self._fallback.enter_now(key, limit)
+        return bool(admitted == 1)
+
+    async def leave(self, key: str) -> None:
+        """One open connection of ``key`` closed."""
+        from redis.exceptions import RedisError
+
+        try:
+            await self._scripts["leave"](keys=[f"{PREFIX}open:{key}"], args=[self.process])
+        except (RedisError, OSError):
+            self._fallback.leave_now(key)
+
+    async def close(self) -> None:
+        """Send what is queued, let go of the leases and of this process's presence, close."""
+        from redis.exceptions import RedisError
+
+        self._outbox.put_nowait(None)
+        sender = self._tasks[1] if len(self._tasks) > 1 else None
+        if sender is not None:
+            with contextlib.suppress(asyncio.CancelledError, TimeoutError, Exception):
+                await asyncio.wait_for(sender, REDIS_TIMEOUT * 2)
+        for task in self._tasks:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        with contextlib.suppress(RedisError, OSError):
+            for code in list(self._led):
+                await self.release(code)
+            await self._redis.delete(f"{PREFIX}alive:{self.process}")
+        await self._close_clients()
+
+    async def _close_clients(self) -> None:
+        with contextlib.suppress(Exception):
+            await self._redis.aclose()
+        with contextlib.suppress(Exception):
+            await self._listener.aclose()
+
+
+class BusError(Exception):
+    """The bus cannot be used: its Redis cannot be reached."""
+
+    def __init__(self, url: str, reason: str) -> None:
+        from elferraus.server.pgschema import shown
+
+        super().__init__(f"{shown(url)}: {reason}")
+        self.reason = reason
+
+
+def check_bus(url: str) -> None:
+    """Refuse, in words naming ``url``, a bus the server could not use.
+
+    Raises:
+        BusError: its Redis cannot be reached.
+    """
+
+    async def open_and_close() -> None:
+        await (await open_bus(url)).close()
+
+    asyncio.run(open_and_close())
+
+
+async def open_bus(url: str | None) -> Bus:
+    """The bus ``url`` names (``redis://...``), or a process's own (None).
+
+    Raises:
+        BusError: Redis cannot be reached.
+    """
+    if not url:
+        return LocalBus()
+    return await RedisBus.open(url)
+
+
+__all__ = ["ALIVE_TTL", "LEASE_TTL", "STEWARD_TICK", "Bus", "BusError", "LocalBus", "RedisBus", "check_bus", "open_bus"]
