@@ -33,16 +33,19 @@ typecheck: $(STAMP)
 layers: $(STAMP)
 	$(BIN)/lint-imports --no-cache
 
-# The browser tests drive Debian's Chromium, the fault tests use strace and the store tests start their own
-# PostgreSQL (its server programs, initdb and pg_ctl); as root with apt, the set-up installs whichever is missing.
+# The browser tests drive Debian's Chromium, the fault tests use strace, the store tests start their own
+# PostgreSQL (its server programs, initdb and pg_ctl) and the cluster tests their own Redis and nginx (in front
+# of several server processes); as root with apt, the set-up installs whichever is missing.
 browser:
 	@missing=""; test -x $(CHROMIUM) || missing="chromium"; command -v strace >/dev/null || missing="$$missing strace"; \
 	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null || missing="$$missing postgresql"; \
+	command -v redis-server >/dev/null || test -x /usr/bin/redis-server || missing="$$missing redis-server"; \
+	command -v nginx >/dev/null || test -x /usr/sbin/nginx || missing="$$missing nginx-light"; \
 	if [ -n "$$missing" ]; then \
 		{ [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null \
-		&& echo "installing$$missing for the browser, fault and store tests ..." \
+		&& echo "installing$$missing for the browser, fault, store and cluster tests ..." \
 		&& apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; } \
-		|| { echo "The tests need Chromium at $(CHROMIUM), strace and PostgreSQL: install the packages chromium, strace and postgresql, or make test CHROMIUM=/path/to/chromium"; exit 1; }; \
+		|| { echo "The tests need Chromium at $(CHROMIUM), strace, PostgreSQL, Redis and nginx: install the packages chromium, strace, postgresql, redis-server and nginx-light, or make test CHROMIUM=/path/to/chromium"; exit 1; }; \
 	fi
 
 # The server's fuzz tests at full size (make test runs them short): at least 100,000 generated HTTP requests
