@@ -322,17 +322,17 @@ class RedisBus:
                 batch.append(self._outbox.get_nowait())
             if None in batch:
                 return
-            pipe = self._redis.pipeline(transaction=False)
-            for kind, key, value in batch:  # type: ignore[misc]
-                if kind == "publish":
-                    pipe.publish(key, value)
-                elif value[1] > 0:
-                    pipe.hset(key, value[0], value[1])
-                    pipe.expire(key, 86400)
-                else:
-                    pipe.hdel(key, value[0])
             try:
-                await pipe.execute()
+                async with self._redis.pipeline(transaction=False) as pipe:
+                    for kind, key, value in batch:  # type: ignore[misc]
+                        if kind == "publish":
+                            pipe.publish(key, value)
+                        elif value[1] > 0:
+                            pipe.hset(key, value[0], value[1])
+                            pipe.expire(key, 86400)
+                        else:
+                            pipe.hdel(key, value[0])
+                    await pipe.execute()
             except (RedisError, OSError) as error:
                 # Lost news heals: the others read their rooms again when Redis is back (resync), and a
                 # move they missed shows as a gap at the next one.
@@ -410,10 +410,10 @@ class RedisBus:
             return set()
         ttl = round(LEASE_TTL * 1000)
         try:
-            pipe = self._redis.pipeline(transaction=False)
-            for code in codes:
-                await self._scripts["lead"](keys=[f"{PREFIX}lease:{code}"], args=[self.process, ttl], client=pipe)
-            held = await pipe.execute()
+            async with self._redis.pipeline(transaction=False) as pipe:
+                for code in codes:
+                    await self._scripts["lead"](keys=[f"{PREFIX}lease:{code}"], args=[self.process, ttl], client=pipe)
+                held = await pipe.execute()
         except (RedisError, OSError) as error:
             self._went_down(f"leases not renewed: {error}")
             return self._led & set(codes)
