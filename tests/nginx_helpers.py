@@ -72,7 +72,9 @@ def main_config(folder: Path, site: Path) -> str:
         f"error_log {folder / 'error.log'} notice;\n"
         "events {\n    worker_connections 8192;\n}\n"
         "http {\n"
-        f"    access_log {folder / 'access.log'};\n"
+        # which process served each request (for the tests to see that clients were spread over them)
+        "    log_format upstreams '$remote_addr \"$request\" $status $upstream_addr';\n"
+        f"    access_log {folder / 'access.log'} upstreams;\n"
         f"{temp}"
         f"    include {site};\n"
         "}\n"
@@ -147,6 +149,18 @@ class Nginx:
             self.process.kill()
             self.process.wait(10)
         self.process = None
+
+    def served(self, path: str) -> list[str]:
+        """The upstream address (``127.0.0.1:PORT``, the last one tried) of each finished request whose path
+        starts with ``path``, in the order they finished (a WebSocket finishes when it closes)."""
+        log = self.folder / "access.log"
+        found = []
+        for line in log.read_text(errors="replace").splitlines() if log.exists() else []:
+            request, _, rest = line.partition('"')[2].partition('"')
+            parts = request.split()
+            if len(parts) >= 2 and parts[1].startswith(path) and rest.split():
+                found.append(rest.split()[-1].split(",")[-1].strip())
+        return found
 
     def log(self) -> str:
         """Its error log so far (for assertion messages)."""
