@@ -15,14 +15,17 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import psycopg
 import pytest
 import redis
+from websockets.exceptions import WebSocketException
 
 from cluster_clients import (
     Connection,
     Table,
     Watcher,
     final_record,
+    history,
     open_table,
     over,
     record_problems,
@@ -31,6 +34,7 @@ from cluster_clients import (
     seat_people,
 )
 from cluster_helpers import Cluster, cluster
+from elferraus.server.client import RoomClient
 from fault_helpers import Ledger, hidden
 from postgres_helpers import query
 from server_helpers import get, send_move
@@ -52,9 +56,11 @@ GAME_LIMIT = 60.0
 
 @pytest.fixture
 def site() -> Iterator[Cluster]:
-    """Three processes on one PostgreSQL and one Redis, behind nginx."""
+    """Three processes on one PostgreSQL and one Redis, behind nginx; none may log an exception."""
     with cluster() as made:
         yield made
+        failed = [process.name for process in made.processes if "Traceback" in process.log()]
+        assert not failed, f"{', '.join(failed)} logged an exception:\n{_logs(made)}"
 
 
 def stored_moves(db: str) -> dict[int, list[tuple[int, str]]]:
@@ -125,6 +131,14 @@ async def check_records(site: Cluster, tables: list[Table], watchers: list[Watch
         assert hidden(list(record["moves"])) == told, f"room {table.code}: the record is not the end its clients saw"
     problems += await asyncio.to_thread(storage_problems, site.db, records)
     assert not problems, "\n".join(problems)
+
+
+def unapplied_news(site: Cluster) -> list[str]:
+    """The log lines in which a process says it could not apply a change another process committed (it then
+    reads the whole room again): with no fault of the database or of Redis, there must be none."""
+    return [
+        line for x in site.processes for line in x.log().splitlines() if "news from another server not applied" in line
+    ]
 
 
 def computer_move_after(table: Table, watcher: Watcher, stored: int, after: float) -> float | None:
@@ -208,6 +222,8 @@ def test_kill_9_of_a_process_its_people_come_back_through_nginx_and_its_rooms_co
         )
         assert max(gaps.values()) <= FAILOVER_LIMIT, f"a room's next computer move came too late after kill -9: {gaps}"
         await check_records(site, tables, watchers, ledger)
+        unapplied = unapplied_news(site)
+        assert not unapplied, f"a process did not apply a move another one had stored: {unapplied[:3]}"
 
         # the killed process, started again, serves the finished rooms and a new game
         await asyncio.to_thread(victim.start)
@@ -231,7 +247,7 @@ def test_kill_9_of_a_process_its_people_come_back_through_nginx_and_its_rooms_co
     try:
         asyncio.run(main())
     except AssertionError as failure:
-        raise AssertionError(f"{failure}\n{_logs(site)}") from None
+        raise AssertionError(f"{failure}\n{_describe(site)}\n{_logs(site)}") from None
 
 
 # -- PostgreSQL restarted -------------------------------------------------------------------
@@ -287,7 +303,7 @@ def test_postgres_restarted_under_load_moves_get_through_or_a_clear_error_none_l
     try:
         asyncio.run(main())
     except AssertionError as failure:
-        raise AssertionError(f"{failure}\n{_logs(site)}") from None
+        raise AssertionError(f"{failure}\n{_describe(site)}\n{_logs(site)}") from None
 
 
 # -- Redis restarted ------------------------------------------------------------------------
@@ -360,7 +376,7 @@ def test_redis_restarted_clients_on_every_process_catch_up_and_the_computers_pla
     try:
         asyncio.run(main())
     except AssertionError as failure:
-        raise AssertionError(f"{failure}\n{_logs(site)}") from None
+        raise AssertionError(f"{failure}\n{_describe(site)}\n{_logs(site)}") from None
 
 
 # -- one seat, two processes, one move ------------------------------------------------------
@@ -473,11 +489,13 @@ def test_one_seat_on_two_processes_sending_one_move_at_once_exactly_one_is_store
         for _game, count, move, kind in races:
             assert record["moves"][count] == move, f"{kind} race at move {count}: recorded {record['moves'][count]}"
         print(f"\n{len(races)} races of one seat through two processes, (game, move, stored, kind): {races}")
+        unapplied = unapplied_news(site)
+        assert not unapplied, f"a process did not apply a move another one had stored: {unapplied[:3]}"
 
     try:
         asyncio.run(main())
     except AssertionError as failure:
-        raise AssertionError(f"{failure}\n{_logs(site)}") from None
+        raise AssertionError(f"{failure}\n{_describe(site)}\n{_logs(site)}") from None
 
 
 def _frame(text: str) -> str:
@@ -492,6 +510,39 @@ def _seconds(values: dict[str, float]) -> str:
     return ", ".join(f"{key} {value:.2f} s" for key, value in values.items())
 
 
+def _describe(site: Cluster) -> str:
+    """Each room as the database has it and as a spectator of each running process is told it, for a failure's
+    message (a process whose copy of a room is behind shows here)."""
+    lines = []
+    try:
+        rows = query(
+            site.db,
+            "SELECT r.code, r.status, g.id, (SELECT COUNT(*) FROM moves m WHERE m.game = g.id) FROM rooms r "
+            "LEFT JOIN games g ON g.code = r.code ORDER BY r.code, g.id",
+        )
+    except psycopg.Error as error:  # the database itself may be the fault
+        return f"(the database could not be read: {error})"
+
+    async def told(base: str, code: str) -> str:
+        try:
+            async with RoomClient(base, code, None) as spectator:
+                state = await spectator.until(lambda s: True, 3)
+        except (OSError, TimeoutError, WebSocketException) as error:
+            return f"no state ({error!r})"
+        game, moves = history(state)
+        return f"{state['room']['status']}, game {game}, {len(moves)} moves"
+
+    async def gather() -> None:
+        for code, status, game, count in rows:
+            lines.append(f"room {code}: stored {status}, game {game} with {count} moves")
+            for process in site.processes:
+                if process.running():
+                    lines.append(f"    {process.name} tells a spectator: {await told(process.url, str(code))}")
+
+    asyncio.run(gather())
+    return "\n".join(lines)
+
+
 def _logs(site: Cluster) -> str:
     """The end of each process's log, for a failure's message."""
-    return "\n".join(f"-- process {i} (port {x.port}) log:\n{x.log()[-1500:]}" for i, x in enumerate(site.processes))
+    return "\n".join(f"-- {x.name} (port {x.port}) log:\n{x.log()[-3000:]}" for x in site.processes)
