@@ -1,0 +1,135 @@
+"""The single server's privacy and abuse tests, run against three processes behind nginx.
+
+Each client reaches the site through nginx, which spreads the connections of one room over the processes,
+so a room's players and spectators sit on different ones: whichever process tells a client of a move, the
+client sees only what its seat may see; whichever process a hostile frame reaches, it is refused, answered
+and changes nothing. The checks are those of ``test_server_privacy.py`` and ``test_server_fuzz_ws.py``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from hypothesis import given
+
+import test_server_fuzz_ws as fuzz_ws
+import test_server_privacy as privacy
+from cluster_helpers import Cluster, cluster
+from fuzz_helpers import (
+    THREADS_USE_RANDOM,
+    VOLUME,
+    Burst,
+    FirstFrame,
+    LoopThread,
+    Send,
+    Tally,
+    every_wrong_type,
+    fuzz_settings,
+    log_problems,
+)
+
+FUZZ_SHARE = 4
+"""The cluster's fuzzing sends a quarter of the single server's frames (the generator is the same; what is new
+here is the way through nginx and the processes)."""
+
+
+@pytest.fixture(scope="module")
+def site() -> Iterator[Cluster]:
+    with cluster(3) as running:
+        yield running
+
+
+def spread(running: Cluster, code: str) -> set[str]:
+    """The processes that served the WebSockets of room ``code`` (nginx's log)."""
+    return set(running.nginx.served(f"/ws/{code}"))
+
+
+def assert_quiet(running: Cluster) -> None:
+    problems = [problem for process in running.processes for problem in log_problems(process.log())]
+    assert not problems, running.logs()
+
+
+PRIVACY_TABLES = [
+    pytest.param(
+        {
+            "people": 3,
+            "langs": ["en", "de", "en"],
+            "settings": {
+                "players": 4,
+                "rules": "ravensburger",
+                "seats": [{"kind": "open"}, {"kind": "open"}, {"kind": "computer", "level": "easy"}],
+            },
+        },
+        id="three-people-one-computer",
+    ),
+    pytest.param(
+        {
+            "people": 2,
+            "langs": ["de", "en"],
+            "settings": {
+                "players": 3,
+                "rules": "beginners",
+                "rounds": 2,
+                "seats": [{"kind": "open"}, {"kind": "computer", "level": "medium"}],
+            },
+        },
+        id="beginners-two-rounds",
+    ),
+]
+
+
+@pytest.mark.timeout(180)
+@pytest.mark.parametrize("table", PRIVACY_TABLES)
+def test_no_frame_from_any_process_shows_a_card_hidden_from_its_reader(site: Cluster, table: dict[str, Any]) -> None:
+    async def main() -> dict[str, Any]:
+        return await privacy.play_and_check(
+            site.url, table["people"], table["langs"], spectator=True, name="Anna", **table["settings"]
+        )
+
+    seen = asyncio.run(main())
+    assert sum(bad.refused for bad in seen["mischief"]) > 0  # illegal moves were answered, by words that leak nothing
+    code = seen["clients"][0].url.rsplit("/", 1)[-1]
+    assert len(spread(site, code)) >= 2, f"the room's clients all sat on one process: {spread(site, code)}"
+    assert_quiet(site)
+
+
+@THREADS_USE_RANDOM
+@pytest.mark.timeout(VOLUME.timeout)
+def test_fuzzed_frames_through_nginx_are_refused_answered_and_change_nothing(
+    site: Cluster, record_property: Any
+) -> None:
+    tally = Tally()
+    with LoopThread() as loop:
+        harness = loop.run(fuzz_ws.Harness.open(site.url, tally), 60)
+
+        def fuzz(examples: int) -> None:
+            @fuzz_settings(examples)
+            @given(batch=fuzz_ws.batches)
+            def run(batch: tuple[list[Send], list[FirstFrame], Burst]) -> None:
+                loop.run(harness.submit(batch))
+
+            run()
+
+        try:
+            each = every_wrong_type()
+            hellos = [FirstFrame(frame) for frame in each if frame.value.get("type") != "move"]
+            sends = [Send(frame, role) for frame in each for role in ("mover", "other", "watcher")]
+            loop.run(harness.submit((sends, hellos, Burst(fuzz_ws.BURST + 10))))
+            examples = VOLUME.ws_frames // (VOLUME.ws_batch + fuzz_ws.FIRST_FRAMES) // FUZZ_SHARE
+            for start_at in range(0, examples, fuzz_ws.CHUNK):
+                fuzz(min(fuzz_ws.CHUNK, examples - start_at))
+        finally:
+            matches = loop.run(harness.finish(), 600)
+    for process in site.processes:
+        for problem in log_problems(process.log()):
+            tally.find(f"a traceback in the log of {process.name}", problem)
+    tally.add("matches_elsewhere", matches)
+    tally.publish(record_property)
+    print(tally.report())
+    if matches < 1:
+        tally.find("the game in the other room never ended", f"{matches} matches")
+    assert len(spread(site, harness.room.code)) == 3, "the fuzzing connections did not reach every process"
+    assert not tally.findings, tally.report()
