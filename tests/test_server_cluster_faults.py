@@ -234,7 +234,7 @@ def test_kill_9_of_a_process_its_people_come_back_through_nginx_and_its_rooms_co
             again = Watcher(table.code, victim.url, victim.url, Ledger())
             await asyncio.wait_for(again.watch(), 10)
             assert again.seen[-1].moves == watcher.seen[-1].moves
-        fresh = await open_table(victim.url, {0: victim.url}, {1: "easy"}, players=2, pace=0.05)
+        fresh = await open_table(victim.url, {0: victim.url}, {1: "easy"}, players=2, pace=0)
         fresh_ledger = Ledger()
         fresh_watcher = Watcher(fresh.code, p[(victim_index + 1) % 3], site.url, fresh_ledger)
         (host,) = seat_people(fresh, site.url, fresh_ledger, seed=99)
