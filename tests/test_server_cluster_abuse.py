@@ -9,6 +9,7 @@ and changes nothing. The checks are those of ``test_server_privacy.py`` and ``te
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -42,9 +43,13 @@ def site() -> Iterator[Cluster]:
         yield running
 
 
-def spread(running: Cluster, code: str) -> set[str]:
-    """The processes that served the WebSockets of room ``code`` (nginx's log)."""
-    return set(running.nginx.served(f"/ws/{code}"))
+def spread(running: Cluster, code: str, at_least: int) -> set[str]:
+    """The processes that served the WebSockets of room ``code``, from nginx's log, which has a line for a
+    WebSocket once it is closed (waiting a moment for ``at_least`` of them)."""
+    deadline = time.monotonic() + 2
+    while len(served := set(running.nginx.served(f"/ws/{code}"))) < at_least and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return served
 
 
 def assert_quiet(running: Cluster) -> None:
@@ -92,7 +97,8 @@ def test_no_frame_from_any_process_shows_a_card_hidden_from_its_reader(site: Clu
     seen = asyncio.run(main())
     assert sum(bad.refused for bad in seen["mischief"]) > 0  # illegal moves were answered, by words that leak nothing
     code = seen["clients"][0].url.rsplit("/", 1)[-1]
-    assert len(spread(site, code)) >= 2, f"the room's clients all sat on one process: {spread(site, code)}"
+    processes = spread(site, code, 2)
+    assert len(processes) >= 2, f"the room's clients all sat on one process: {processes}"
     assert_quiet(site)
 
 
@@ -131,5 +137,6 @@ def test_fuzzed_frames_through_nginx_are_refused_answered_and_change_nothing(
     print(tally.report())
     if matches < 1:
         tally.find("the game in the other room never ended", f"{matches} matches")
-    assert len(spread(site, harness.room.code)) == 3, "the fuzzing connections did not reach every process"
+    processes = spread(site, harness.room.code, 3)
+    assert len(processes) == 3, f"the fuzzing connections did not reach every process: {processes}"
     assert not tally.findings, tally.report()
