@@ -34,9 +34,11 @@ What one run does:
 
 Measured, for every person's move: **move-to-everyone latency**, from just
 before the mover's frame is written to the socket until the last of the
-room's people has received a ``state`` with ``seq`` >= the move's resulting
-``seq`` (the sent ``seq`` + 1; states may be skipped by the server, so "the
-first state at or after it"). All clients share one ``time.perf_counter()``,
+room's people has received a ``state`` that shows it: the move's game with
+more moves than the move's place in it, or a later game (states may be
+skipped by the server, so "the first state at or after it"; not by ``seq``,
+which each process of a site counts for itself). All clients share one
+``time.perf_counter()``,
 and a frame's time is taken as soon as the client's receive loop gets it.
 Moves sent in the first ``--warmup`` seconds (default 5: the ``start`` burst,
 first deals, caches) are played and checked but not measured, so moves/s and
@@ -119,8 +121,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from load_clients import with_server
-from load_server import CLIENT_BOUND, HTTP_CONCURRENCY, RUNNING, SEATS, THINK_FLOOR, RunResult, Settings, pin
+from load_clients import with_site
+from load_server import CLIENT_BOUND, CONFIGS, HTTP_CONCURRENCY, RUNNING, SEATS, THINK_FLOOR, RunResult, Settings, pin
 
 # -- reporting -------------------------------------------------------------------
 
@@ -134,48 +136,72 @@ def _seating(settings: dict[str, Any]) -> str:
     return f"{people}, {settings['computers']} {settings['level']}" if settings["computers"] else people
 
 
-def run_table(result: RunResult) -> str:
+def _run_rows(result: RunResult) -> dict[str, str]:
     s = result.settings
     lat = result.latency_ms
     lag = result.client_loop_lag_ms
     ping = result.ping_ms
     errors = ", ".join(f"{code} {n}" for code, n in sorted(result.errors.items())) or "0"
-    rows = [
-        ("rooms × seats", f"{s['rooms']} × {SEATS} ({_seating(s)})"),
-        ("WebSockets", f"{result.sockets:,}"),
-        ("think (s), pace (s)", f"{s['think'][0]:g}-{s['think'][1]:g}, {s['pace']:g}"),
-        ("measured (s)", f"{result.measured_seconds:.1f} (after {s['warmup']:g} s warm-up)"),
-        ("people's moves measured", f"{result.moves:,}"),
-        ("people's moves/s", f"{result.moves_per_s:.1f}"),
-        ("all moves/s (target)", f"{result.all_moves_per_s:.1f} ({result.target_rate:.1f})"),
-        ("move-to-everyone median (ms)", _f(lat.get("median"))),
-        ("move-to-everyone p95 (ms)", _f(lat.get("p95"))),
-        ("move-to-everyone p99 (ms)", _f(lat.get("p99"))),
-        ("move-to-everyone max (ms)", _f(lat.get("max"))),
-        (
-            "moves sent / acknowledged / in history",
-            f"{result.moves_sent} / {result.moves_acknowledged} / {result.moves_verified}",
+    rows = {
+        "server side": CONFIGS.get(result.config, result.config),
+        "rooms × seats": f"{s['rooms']} × {SEATS} ({_seating(s)})",
+        "WebSockets": f"{result.sockets:,}",
+        "think (s), pace (s)": f"{s['think'][0]:g}-{s['think'][1]:g}, {s['pace']:g}",
+        "measured (s)": f"{result.measured_seconds:.1f} (after {s['warmup']:g} s warm-up)",
+        "people's moves measured": f"{result.moves:,}",
+        "people's moves/s": f"{result.moves_per_s:.1f}",
+        "all moves/s (target)": f"{result.all_moves_per_s:.1f} ({result.target_rate:.1f})",
+        "move-to-everyone median (ms)": _f(lat.get("median")),
+        "move-to-everyone p95 (ms)": _f(lat.get("p95")),
+        "move-to-everyone p99 (ms)": _f(lat.get("p99")),
+        "move-to-everyone max (ms)": _f(lat.get("max")),
+        "moves sent / acknowledged / in history": (
+            f"{result.moves_sent} / {result.moves_acknowledged} / {result.moves_verified}"
         ),
-        ("error frames", errors),
-        ("lost moves", str(result.lost)),
-        ("undelivered moves", str(result.undelivered)),
-        ("dropped connections", str(result.dropped)),
-        ("connections not opened", str(result.connect_failures)),
-        ("games finished", str(result.games_finished)),
-        ("server CPU (s, share of a core)", f"{result.server_cpu_s:.1f}, {100 * result.server_cpu_share:.0f} %"),
-        ("server peak RSS (MB)", f"{result.server_peak_rss_mb:.0f}"),
-        ("client CPU (s, share of a core)", f"{result.client_cpu_s:.1f}, {100 * result.client_cpu_share:.0f} %"),
-        ("client loop lag p99 / max (ms)", f"{_f(lag.get('p99'))} / {_f(lag.get('max'))}"),
-        (
-            "spectator ping round trip median / p99 / max (ms)",
-            f"{_f(ping.get('median'))} / {_f(ping.get('p99'))} / {_f(ping.get('max'))}",
+        "error frames": errors,
+        "lost moves": str(result.lost),
+        "undelivered moves": str(result.undelivered),
+        "dropped connections": str(result.dropped),
+        "connections not opened": str(result.connect_failures),
+        "games finished": str(result.games_finished),
+        "server CPU, all parts (s, share of a core)": (
+            f"{result.server_cpu_s:.1f}, {100 * result.server_cpu_share:.0f} %"
         ),
-    ]
+    }
+    for part, figures in result.parts.items():
+        rows[f"· {part} CPU (s, share of a core)"] = (
+            f"{figures['cpu_s'] or 0:.1f}, {100 * (figures['cpu_share'] or 0):.0f} %"
+        )
+    rows["server peak RSS, serve processes (MB)"] = f"{result.server_peak_rss_mb:.0f}"
+    rows["client CPU (s, share of a core)"] = f"{result.client_cpu_s:.1f}, {100 * result.client_cpu_share:.0f} %"
+    rows["client loop lag p99 / max (ms)"] = f"{_f(lag.get('p99'))} / {_f(lag.get('max'))}"
+    rows["spectator ping round trip median / p99 / max (ms)"] = (
+        f"{_f(ping.get('median'))} / {_f(ping.get('p99'))} / {_f(ping.get('max'))}"
+    )
     if result.server_exit is not None:
-        rows.append(("server exited", str(result.server_exit)))
-    lines = ["| figure | value |", "|---|--:|"]
-    lines += [f"| {name} | {value} |" for name, value in rows]
+        rows["server exited"] = result.server_exit
+    return rows
+
+
+def run_table(results: dict[str, RunResult]) -> str:
+    """The runs side by side: a row per figure, a column per configuration (a part it lacks shows ``-``)."""
+    columns = {config: _run_rows(result) for config, result in results.items()}
+    names: list[str] = []
+    for rows in columns.values():
+        names += [name for name in rows if name not in names]
+    # every part's row after the server's total, in the order the sites name them
+    parts = sorted((n for n in names if n.startswith("· ")), key=_part_order)
+    others = [n for n in names if not n.startswith("· ")]
+    at = others.index("server CPU, all parts (s, share of a core)") + 1
+    names = others[:at] + parts + others[at:]
+    lines = ["| figure | " + " | ".join(columns) + " |", "|---|" + "--:|" * len(columns)]
+    lines += [f"| {name} | " + " | ".join(rows.get(name, "-") for rows in columns.values()) + " |" for name in names]
     return "\n".join(lines)
+
+
+def _part_order(row: str) -> tuple[int, str]:
+    part = row.removeprefix("· ").split(" CPU")[0]
+    return (0 if part.startswith("serve") else 1 + ("postgres", "redis", "nginx").index(part), part)
 
 
 def sweep_table(steps: list[dict[str, Any]]) -> str:
@@ -217,13 +243,13 @@ def sweep_plan(settings: Settings, steps: int, factor: float) -> list[Settings]:
 
 
 async def sweep(
-    settings: Settings, args: argparse.Namespace, workdir: Path, cpu: int | None
+    config: str, settings: Settings, args: argparse.Namespace, workdir: Path, cpu: int | None
 ) -> tuple[list[dict[str, Any]], float | None]:
     steps: list[dict[str, Any]] = []
     best: float | None = None
     limit = args.p99_limit
     for number, step in enumerate(sweep_plan(settings, args.sweep_steps, args.sweep_factor), 1):
-        result = await with_server(step, workdir, cpu, f"sweep-{number}")
+        result = await with_site(config, step, workdir, cpu, f"{config}-sweep-{number}")
         p99 = result.latency_ms.get("p99")
         if result.failures:
             verdict = "failures: stop"
@@ -236,7 +262,7 @@ async def sweep(
         if not result.failures and p99 is not None and p99 <= limit:
             best = max(best or 0.0, result.all_moves_per_s)
         steps.append({"result": result.to_json(), "verdict": verdict})
-        print(sweep_table(steps).splitlines()[-1], file=sys.stderr, flush=True)
+        print(f"{config}: " + sweep_table(steps).splitlines()[-1], file=sys.stderr, flush=True)
         if verdict != "sustained":
             break
     return steps, best
@@ -253,6 +279,17 @@ def raise_open_files(needed: int) -> int:
     if want < needed:
         print(f"warning: open files limited to {want} (need about {needed})", file=sys.stderr)
     return want
+
+
+def parse_configs(text: str) -> list[str]:
+    configs = [name.strip() for name in text.split(",") if name.strip()]
+    unknown = [name for name in configs if name not in CONFIGS]
+    if unknown or not configs or len(set(configs)) != len(configs):
+        raise argparse.ArgumentTypeError(
+            f"--configs {text!r}: name each of {', '.join(CONFIGS)} at most once, comma-separated"
+            + (f" (no configuration {', '.join(map(repr, unknown))})" if unknown else "")
+        )
+    return configs
 
 
 def parse_think(text: str) -> tuple[float, float]:
@@ -283,8 +320,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sweep-steps", type=int, default=10)
     parser.add_argument("--sweep-factor", type=float, default=1.5, help="load multiplier per step (default 1.5)")
     parser.add_argument("--p99-limit", type=float, default=250.0, help="ms (default 250)")
-    parser.add_argument("--server-cpu", type=int, default=0)
-    parser.add_argument("--client-cpu", type=int, default=1)
+    parser.add_argument(
+        "--configs",
+        type=parse_configs,
+        default=["sqlite"],
+        help=f"server sides to play against, one after another, comma-separated: {', '.join(CONFIGS)} (default sqlite)",
+    )
+    parser.add_argument("--server-cpu", type=int, default=0, help="the core of every server-side process (0)")
+    parser.add_argument("--client-cpu", type=int, default=1, help="the core of this client process (1)")
+    parser.add_argument("--no-pin", action="store_true", help="pin nothing: every process may use every core")
     parser.add_argument("--json", metavar="FILE", help="also write every figure and the settings")
     args = parser.parse_args(argv)
     if args.rooms < 1 or args.seconds <= args.warmup or args.sweep_seconds <= args.warmup:
@@ -308,7 +352,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
     server_cpu = client_cpu = None
-    if len(cpus) >= 2 and args.server_cpu in cpus and args.client_cpu in cpus:
+    if args.no_pin:
+        pass
+    elif len(cpus) >= 2 and args.server_cpu in cpus and args.client_cpu in cpus:
         server_cpu, client_cpu = args.server_cpu, args.client_cpu
         pin(0, client_cpu)  # before any thread exists, so every thread of this process stays there
     else:
@@ -331,28 +377,44 @@ def main(argv: list[str] | None = None) -> int:
         "client_cpu": client_cpu,
         "open_files": open_files,
         "settings": {**vars(args), "think": list(args.think)},
+        "configs": {},
     }
 
     async def everything(workdir: Path) -> int:
         asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(HTTP_CONCURRENCY))
         failures = 0
-        if not args.sweep_only:
-            result = await with_server(settings, workdir, server_cpu, "run")
-            report["run"] = result.to_json()
-            failures += result.failures
-            print(run_table(result))
-            _print_problems(result.error_samples + result.lost_samples)
-        if args.sweep or args.sweep_only:
-            steps, best = await sweep(replace(settings, seconds=args.sweep_seconds), args, workdir, server_cpu)
-            report["sweep"] = {"steps": steps, "highest_sustained_moves_per_s": best, "p99_limit_ms": args.p99_limit}
-            failures += sum(step["result"]["failures"] for step in steps)
+        runs: dict[str, RunResult] = {}
+        sweeps: dict[str, tuple[list[dict[str, Any]], float | None]] = {}
+        for config in args.configs:
+            entry: dict[str, Any] = {}
+            report["configs"][config] = entry
+            if not args.sweep_only:
+                result = await with_site(config, settings, workdir, server_cpu, f"{config}-run")
+                runs[config] = entry["run"] = result
+                failures += result.failures
+                _print_problems(result.error_samples + result.lost_samples)
+            if args.sweep or args.sweep_only:
+                swept = replace(settings, seconds=args.sweep_seconds)
+                steps, best = sweeps[config] = await sweep(config, swept, args, workdir, server_cpu)
+                entry["sweep"] = {"steps": steps, "highest_sustained_moves_per_s": best, "p99_limit_ms": args.p99_limit}
+                failures += sum(step["result"]["failures"] for step in steps)
+                for step in steps:
+                    _print_problems(step["result"]["error_samples"] + step["result"]["lost_samples"])
+            if "run" in entry:
+                entry["run"] = entry["run"].to_json()
+        if runs:
+            print(run_table(runs))
+        for config, (steps, _best) in sweeps.items():
+            print()
+            print(f"Sweep, {config} ({CONFIGS[config]}):")
             print()
             print(sweep_table(steps))
+        if sweeps:
             print()
-            best_text = f"{best:.1f} moves/s" if best is not None else "none"
-            print(f"highest sustained rate with p99 <= {args.p99_limit:g} ms: {best_text}")
-            for step in steps:
-                _print_problems(step["result"]["error_samples"] + step["result"]["lost_samples"])
+            print(f"| highest sustained rate with p99 <= {args.p99_limit:g} ms | " + " | ".join(sweeps) + " |")
+            print("|---|" + "--:|" * len(sweeps))
+            bests = (f"{best:.1f} moves/s" if best is not None else "none" for _steps, best in sweeps.values())
+            print("| all moves/s | " + " | ".join(bests) + " |")
         return failures
 
     with tempfile.TemporaryDirectory(prefix="elferraus-load-") as workdir:

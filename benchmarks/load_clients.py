@@ -25,8 +25,9 @@ from load_server import (
     HTTP_CONCURRENCY,
     SEATS,
     RunResult,
-    Server,
     Settings,
+    Site,
+    make_site,
     summary_ms,
 )
 
@@ -38,12 +39,18 @@ perf_counter = time.perf_counter
 
 
 class Pending:
-    """A person's move on its way to everyone in the room."""
+    """A person's move on its way to everyone in the room: it has arrived at a client once a state shows its
+    game with more moves than the move's index, or a later game.
 
-    __slots__ = ("mask", "measured", "sent", "target")
+    (Not the state's ``seq``: each process of a site counts its own, so a client on another process than
+    the mover's has other numbers. Game ids grow across the site: they come from the database.)
+    """
 
-    def __init__(self, target: int, sent: Sent, measured: bool) -> None:
-        self.target = target
+    __slots__ = ("game_id", "index", "mask", "measured", "sent")
+
+    def __init__(self, sent: Sent, measured: bool) -> None:
+        self.game_id = sent.game_id if sent.game_id is not None else -1
+        self.index = sent.index
         self.sent = sent
         self.mask = 0
         self.measured = measured
@@ -170,14 +177,6 @@ class Player:
     def on_state(self, message: dict[str, Any], now: float) -> None:
         seq: int = message["seq"]
         table = self.table
-        if table.pending:
-            for pending in list(table.pending):
-                if seq >= pending.target and not pending.mask & self.bit:
-                    pending.mask |= self.bit
-                    if pending.mask == table.full:
-                        table.pending.remove(pending)
-                        if pending.measured:
-                            self.stats.latencies.append(now - pending.sent.t)
         view = message["view"]
         game = message["game"]
         self.seq = seq
@@ -194,6 +193,15 @@ class Player:
         self.moves = moves
         self.game_id = game_id
         self.moves_len = len(moves)
+        if table.pending and game_id is not None:
+            for pending in list(table.pending):
+                shown = game_id > pending.game_id or (game_id == pending.game_id and self.moves_len > pending.index)
+                if shown and not pending.mask & self.bit:
+                    pending.mask |= self.bit
+                    if pending.mask == table.full:
+                        table.pending.remove(pending)
+                        if pending.measured:
+                            self.stats.latencies.append(now - pending.sent.t)
         if self.host and game:
             grown = self.moves_len - table.last_len if self.game_id == table.last_game else self.moves_len
             table.last_game, table.last_len = self.game_id, self.moves_len
@@ -249,7 +257,7 @@ class Player:
             frame = json.dumps({"type": "move", "move": move, "seq": self.seq})
             now = perf_counter()
             window = self.stats.window
-            sent.pending = Pending(self.seq + 1, sent, window[0] <= now < window[1])
+            sent.pending = Pending(sent, window[0] <= now < window[1])
             self.table.pending.append(sent.pending)
             self.table.sent.append(sent)
             self.stats.sent += 1
@@ -415,11 +423,15 @@ async def sleep_until(moment: float) -> None:
         await asyncio.sleep(delay)
 
 
-async def run_once(settings: Settings, server: Server, label: str) -> RunResult:
-    """Start the rooms, play them for ``settings.seconds``, check every move; the server must be up."""
-    result = RunResult(settings={**asdict(settings), "think": list(settings.think)}, target_rate=settings.target_rate)
+async def run_once(settings: Settings, site: Site, label: str) -> RunResult:
+    """Start the rooms, play them for ``settings.seconds``, check every move; the site must be up."""
+    result = RunResult(
+        settings={**asdict(settings), "think": list(settings.think)},
+        target_rate=settings.target_rate,
+        config=site.config,
+    )
     stats = Stats()
-    base = server.base
+    base = site.base
     url = base.replace("http://", "ws://")
     began = perf_counter()
     print(f"{label}: creating {settings.rooms} rooms ...", file=sys.stderr, flush=True)
@@ -461,11 +473,13 @@ async def run_once(settings: Settings, server: Server, label: str) -> RunResult:
             if host.ws is not None:
                 stats.spawn(host.start())
         await sleep_until(stats.window[0])
-        server_cpu, client_cpu = server.cpu_seconds(), time.process_time()
+        server_cpu, client_cpu = await asyncio.to_thread(site.cpu_seconds), time.process_time()
         await sleep_until(stats.window[1])
-        result.server_cpu_s = server.cpu_seconds() - server_cpu
+        server_cpu_end = await asyncio.to_thread(site.cpu_seconds)
         result.client_cpu_s = time.process_time() - client_cpu
         measured = perf_counter() - stats.window[0]
+        parts_cpu = {part: server_cpu_end[part] - server_cpu.get(part, 0.0) for part in server_cpu_end}
+        result.server_cpu_s = sum(parts_cpu.values())
         stats.stopping = True
         for player in players:
             player.stop()
@@ -475,8 +489,9 @@ async def run_once(settings: Settings, server: Server, label: str) -> RunResult:
             any(p.awaiting is not None for p in players) or any(t.pending for t in tables)
         ):
             await asyncio.sleep(0.05)
-        result.server_exit = server.exit_code()
-        result.server_peak_rss_mb = server.peak_rss_mb()
+        result.server_exit = site.down()
+        peaks = site.peak_rss_mb()
+        result.server_peak_rss_mb = sum(peaks.values())
     finally:
         stats.closing = True
         lag_task.cancel()
@@ -502,6 +517,10 @@ async def run_once(settings: Settings, server: Server, label: str) -> RunResult:
     result.client_loop_lag_ms = summary_ms(lag)
     result.ping_ms = summary_ms(pings)
     result.server_cpu_share = result.server_cpu_s / measured
+    result.parts = {
+        part: {"cpu_s": cpu, "cpu_share": cpu / measured, "peak_rss_mb": peaks.get(part)}
+        for part, cpu in parts_cpu.items()
+    }
     result.client_cpu_share = result.client_cpu_s / measured
     result.client_peak_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     result.dropped = stats.dropped
@@ -541,16 +560,17 @@ async def run_once(settings: Settings, server: Server, label: str) -> RunResult:
     return result
 
 
-async def with_server(settings: Settings, workdir: Path, cpu: int | None, name: str) -> RunResult:
-    server = Server(workdir, cpu, name)
+async def with_site(config: str, settings: Settings, workdir: Path, cpu: int | None, name: str) -> RunResult:
+    """One run against a fresh site of ``config``, stopped afterwards (also on errors)."""
+    site = make_site(config, workdir, cpu, name)
     try:
-        server.start()
-        await asyncio.to_thread(server.wait_healthy)
-        result = await run_once(settings, server, name)
+        print(f"{name}: starting {config} ...", file=sys.stderr, flush=True)
+        await asyncio.to_thread(site.start)
+        result = await run_once(settings, site, name)
         if result.server_exit is not None or result.failures:
-            tail = server.log_tail()
+            tail = site.log_tail()
             if tail:
                 print(f"{name}: server log (last lines):\n{tail}", file=sys.stderr)
         return result
     finally:
-        server.stop()
+        await asyncio.to_thread(site.stop)

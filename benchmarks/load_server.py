@@ -1,18 +1,28 @@
-"""The load benchmark's settings, results and server process (see ``load.py``)."""
+"""The load benchmark's settings, results and server side (see ``load.py``).
+
+The server side of a run is a *site* of one configuration (``CONFIGS``): one
+``elferraus serve`` on SQLite, or one on PostgreSQL, or several on PostgreSQL
+and Redis behind nginx. PostgreSQL, Redis and nginx are started as the tests
+start them (``tests/postgres_helpers.py``, ``tests/cluster_helpers.py``: each
+on a free port in a temporary folder). A site knows the process of each of its
+parts, so that every part's CPU time is measured and every part can be pinned.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from elferraus.arena.stats import percentile
 
@@ -23,6 +33,16 @@ CLIENT_BOUND = 0.9
 """Share of its core at which this client process counts as the bottleneck."""
 HTTP_CONCURRENCY = 16
 CONNECT_CONCURRENCY = 64
+TESTS = Path(__file__).resolve().parents[1] / "tests"
+"""The tests' helpers, which start PostgreSQL, Redis, nginx and a cluster of processes."""
+
+CONFIGS = {
+    "sqlite": "one process on SQLite",
+    "pg1": "one process on PostgreSQL",
+    "pg2": "two processes on PostgreSQL + Redis, behind nginx",
+    "site3": "three processes on PostgreSQL + Redis, behind nginx",
+}
+"""The server sides a run can play against, by name."""
 
 
 # -- settings and results -------------------------------------------------------
@@ -81,7 +101,8 @@ class RunResult:
     server_cpu_s: float = 0.0
     server_cpu_share: float = 0.0
     server_peak_rss_mb: float = 0.0
-    server_exit: int | None = None
+    server_exit: str | None = None
+    """None while every part of the server side ran to the end; else which one exited, and how."""
     client_cpu_s: float = 0.0
     client_cpu_share: float = 0.0
     client_peak_rss_mb: float = 0.0
@@ -89,6 +110,10 @@ class RunResult:
     ping_ms: dict[str, float | None] = field(default_factory=dict)
     """Round trip of a spectator's ``ping``, sent 10 times a second."""
     target_rate: float = 0.0
+    config: str = "sqlite"
+    parts: dict[str, dict[str, float | None]] = field(default_factory=dict)
+    """Each part of the server side (``serve 1``.., ``postgres``, ``redis``, ``nginx``): its CPU time over the
+    measured window (``cpu_s``, ``cpu_share`` of one core) and, for a ``serve`` process, its peak RSS."""
 
     @property
     def failures(self) -> int:
@@ -135,8 +160,61 @@ def pin(pid: int, cpu: int | None) -> None:
                 os.sched_setaffinity(int(task), {cpu})
 
 
-RUNNING: set[Server] = set()
-"""Servers started and not yet stopped (``main`` kills any left, whatever happened)."""
+def _stat(pid: int) -> list[str] | None:
+    """The fields of ``/proc/PID/stat`` after the command's name (field 3 on), or None if it is gone."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+
+
+def process_tree(pid: int) -> list[int]:
+    """``pid`` and every process below it (PostgreSQL's backends, nginx's workers), as they are now."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and (fields := _stat(int(entry))) is not None:
+            children.setdefault(int(fields[1]), []).append(int(entry))
+    tree, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        tree.append(current)
+        todo.extend(children.get(current, ()))
+    return tree
+
+
+def tree_cpu_seconds(pid: int) -> float:
+    """User + system CPU time so far of ``pid`` and every process below it, with that of the children they
+    have waited for (a backend that ended still counts, in its parent's)."""
+    ticks = 0
+    for member in process_tree(pid):
+        fields = _stat(member)
+        if fields is not None:
+            ticks += sum(int(fields[i]) for i in (11, 12, 13, 14))
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def peak_rss_mb(pid: int) -> float:
+    """``VmHWM`` of ``pid`` in MB (0 when it is gone)."""
+    with contextlib.suppress(OSError):
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def pin_tree(pid: int, cpu: int | None) -> None:
+    """Pin every thread of ``pid`` and of every process below it to ``cpu`` (processes they start later
+    inherit it)."""
+    for member in process_tree(pid):
+        pin(member, cpu)
+
+
+class Stoppable(Protocol):
+    def stop(self) -> None: ...
+
+
+RUNNING: set[Stoppable] = set()
+"""Servers and sites started and not yet stopped (``main`` stops any left, whatever happened)."""
 
 
 class Server:
@@ -178,22 +256,11 @@ class Server:
     def cpu_seconds(self) -> float:
         """User + system CPU time of the server process (all threads) so far."""
         assert self.process is not None
-        try:
-            text = Path(f"/proc/{self.process.pid}/stat").read_text()
-        except OSError:
-            return 0.0
-        fields = text.rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return tree_cpu_seconds(self.process.pid)
 
     def peak_rss_mb(self) -> float:
         assert self.process is not None
-        try:
-            for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024
-        except OSError:
-            pass
-        return 0.0
+        return peak_rss_mb(self.process.pid)
 
     def exit_code(self) -> int | None:
         """None while it runs."""
@@ -210,3 +277,188 @@ class Server:
             return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
         except OSError:
             return ""
+
+
+# -- sites: the server side of one configuration ---------------------------------
+
+
+def _tests_helpers() -> None:
+    """Make the tests' helpers importable (they start PostgreSQL, Redis and nginx as the tests do)."""
+    if str(TESTS) not in sys.path:
+        sys.path.insert(0, str(TESTS))
+
+
+SERVE_LIMITS = ["--rooms-per-minute", "0", "--max-connections-per-address", "0"]
+"""Every simulated table, and every one of its people's connections, comes from one address."""
+
+
+class Site:
+    """The server side of one configuration: where clients go (``base``) and the process of each part.
+
+    ``start`` and ``stop`` block (run them in a thread from the event loop); ``stop`` may be called twice.
+    """
+
+    config = ""
+
+    def __init__(self, workdir: Path, cpu: int | None, name: str) -> None:
+        self.workdir = workdir
+        self.cpu = cpu
+        self.name = name
+        self.base = ""
+
+    def start(self) -> None:
+        raise NotImplementedError
+
+    def stop(self) -> None:
+        raise NotImplementedError
+
+    def parts(self) -> dict[str, int]:
+        """Each part's name and its (top) process id: ``serve 1``.., and ``postgres``, ``redis``, ``nginx``."""
+        raise NotImplementedError
+
+    def down(self) -> str | None:
+        """None while every part runs; else which one exited, and how."""
+        raise NotImplementedError
+
+    def log_tail(self, lines: int = 20) -> str:
+        raise NotImplementedError
+
+    def pin(self) -> None:
+        """Pin every thread of every part (its processes too) to this site's CPU, if it has one."""
+        for pid in self.parts().values():
+            pin_tree(pid, self.cpu)
+
+    def cpu_seconds(self) -> dict[str, float]:
+        """Each part's CPU time so far, its processes and their threads together."""
+        return {part: tree_cpu_seconds(pid) for part, pid in self.parts().items()}
+
+    def peak_rss_mb(self) -> dict[str, float]:
+        """The peak RSS of each ``serve`` process."""
+        return {part: peak_rss_mb(pid) for part, pid in self.parts().items() if part.startswith("serve")}
+
+
+class SqliteSite(Site):
+    """One process on a fresh SQLite file (the benchmark's first configuration, ``Server``)."""
+
+    config = "sqlite"
+
+    def __init__(self, workdir: Path, cpu: int | None, name: str) -> None:
+        super().__init__(workdir, cpu, name)
+        self.server = Server(workdir, cpu, name)
+        self.base = self.server.base
+
+    def start(self) -> None:
+        RUNNING.add(self)
+        self.server.start()
+        self.server.wait_healthy()
+
+    def stop(self) -> None:
+        self.server.stop()
+        RUNNING.discard(self)
+
+    def parts(self) -> dict[str, int]:
+        process = self.server.process
+        return {"serve 1": process.pid} if process is not None else {}
+
+    def down(self) -> str | None:
+        code = self.server.exit_code()
+        return None if code is None else f"serve 1 exited ({code})"
+
+    def log_tail(self, lines: int = 20) -> str:
+        return self.server.log_tail(lines)
+
+
+class ClusterSite(Site):
+    """``processes`` processes on a fresh PostgreSQL database; with ``shared``, on one Redis too and behind
+    nginx (``tests/cluster_helpers.cluster``), else alone and reached directly."""
+
+    def __init__(self, config: str, workdir: Path, cpu: int | None, name: str, processes: int, shared: bool) -> None:
+        super().__init__(workdir, cpu, name)
+        self.config = config
+        self.processes_wanted = processes
+        self.shared = shared
+        self.stack = contextlib.ExitStack()
+        self.site: Any = None
+        self.processes: list[Any] = []
+        self.postgres: Any = None
+
+    def start(self) -> None:
+        _tests_helpers()
+        from cluster_helpers import ServerProcess, cluster
+        from postgres_helpers import PostgresServer
+
+        RUNNING.add(self)
+        if self.shared:
+            self.site = self.stack.enter_context(cluster(self.processes_wanted, per_address=0))
+            self.processes = list(self.site.processes)
+            self.postgres = self.site.postgres
+            self.base = self.site.url
+        else:
+            folder = Path(tempfile.mkdtemp(prefix="elferraus-load-pg-"))
+            folder.chmod(0o711)  # PostgreSQL runs as its own user (as root) and must reach its folder inside
+            self.stack.callback(shutil.rmtree, folder, ignore_errors=True)
+            (folder / "postgres").mkdir()
+            self.postgres = PostgresServer(folder / "postgres")
+            self.postgres.start()
+            self.stack.callback(_quietly, self.postgres.stop)
+            args = ["--db", self.postgres.new_database(), *SERVE_LIMITS]
+            self.processes = [
+                ServerProcess(args, self.workdir / f"{self.name}-process{n}.log", f"process {n}")
+                for n in range(self.processes_wanted)
+            ]
+            for process in self.processes:
+                self.stack.callback(process.stop)
+                process.start()
+            self.base = self.processes[0].url
+        self.pin()
+
+    def stop(self) -> None:
+        self.stack.close()
+        RUNNING.discard(self)
+
+    def parts(self) -> dict[str, int]:
+        found = {f"serve {n + 1}": p.pid for n, p in enumerate(self.processes) if p.pid is not None}
+        if self.postgres is not None:
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                found["postgres"] = int((self.postgres.data / "postmaster.pid").read_text().split()[0])
+        if self.site is not None:
+            for part, server in (("redis", self.site.redis), ("nginx", self.site.nginx)):
+                if server.process is not None:
+                    found[part] = server.process.pid
+        return found
+
+    def down(self) -> str | None:
+        for n, process in enumerate(self.processes):
+            if not process.running():
+                return f"serve {n + 1} exited"
+        if self.site is not None:
+            for part, server in (("redis", self.site.redis), ("nginx", self.site.nginx)):
+                if server.process is None or server.process.poll() is not None:
+                    return f"{part} exited"
+        return None
+
+    def log_tail(self, lines: int = 20) -> str:
+        texts = [
+            f"--- serve {n + 1} ---\n" + "\n".join(p.log().splitlines()[-lines:]) for n, p in enumerate(self.processes)
+        ]
+        if self.site is not None:
+            texts.append("--- nginx ---\n" + "\n".join(self.site.nginx.log().splitlines()[-lines:]))
+        return "\n".join(texts)
+
+
+def _quietly(stop: Any) -> None:
+    with contextlib.suppress(RuntimeError):
+        stop("immediate")
+
+
+def make_site(config: str, workdir: Path, cpu: int | None, name: str) -> Site:
+    """A site of ``config`` (one of ``CONFIGS``), not started."""
+    if config == "sqlite":
+        return SqliteSite(workdir, cpu, name)
+    if config == "pg1":
+        return ClusterSite(config, workdir, cpu, name, 1, shared=False)
+    if config == "pg2":
+        return ClusterSite(config, workdir, cpu, name, 2, shared=True)
+    if config == "site3":
+        return ClusterSite(config, workdir, cpu, name, 3, shared=True)
+    raise ValueError(f"no configuration {config!r}: choose from {', '.join(CONFIGS)}")
