@@ -124,7 +124,7 @@ async def people_online(client: RoomClient, people: int, timeout: float) -> None
         raise AssertionError(f"{client.url}: not {people} people online after {timeout} s: {seats}") from None
 
 
-async def people_on_each_process(running: Cluster, code: str, tokens: list[str]) -> list[RoomClient]:
+def people_on_each_process(running: Cluster, code: str, tokens: list[str]) -> list[RoomClient]:
     """Seat ``n``'s client connected straight to process ``n % 3`` (not through nginx)."""
     processes = running.processes
     return [RoomClient(processes[n % len(processes)].url, code, token) for n, token in enumerate(tokens)]
@@ -140,7 +140,7 @@ def test_each_persons_move_reaches_the_people_on_the_other_processes(site: Clust
         tokens = [made["token"]]
         for seat in (1, 2):
             tokens.append((await join_room(site.url, code, seat, f"Person {seat + 1}"))["token"])
-        clients = await people_on_each_process(site, code, tokens)
+        clients = people_on_each_process(site, code, tokens)
         delays: list[float] = []
         movers: Counter[int] = Counter()
         async with contextlib.AsyncExitStack() as stack:
@@ -229,11 +229,12 @@ def test_processes_that_never_saw_a_room_serve_its_join_and_its_players(site: Cl
             RoomClient(first.url, code, made["token"]) as anna,
             RoomClient(third.url, code, joined["token"]) as ben,
         ):
-            seen = await ben.until(lambda s: all(seat["online"] for seat in s["room"]["seats"]), REACH)
-            assert seen["seat"] == 1
-            assert [seat["name"] for seat in seen["room"]["seats"]] == ["Anna", "Ben"]
-            host = await anna.until(lambda s: s["room"]["seats"][1]["online"], REACH)
-            assert host["room"]["seats"][1]["name"] == "Ben"
+            for client in (anna, ben):
+                await people_online(client, 2, REACH)
+                assert client.state is not None
+                assert [seat["name"] for seat in client.state["room"]["seats"]] == ["Anna", "Ben"]
+            assert ben.state is not None
+            assert ben.state["seat"] == 1
             await start(anna, ben)
             assert ben.state is not None
             assert ben.state["view"]["hand"]
