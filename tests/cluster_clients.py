@@ -157,7 +157,8 @@ class Person(_Client):
     """A person at seat ``seat`` of room ``code``, playing legal moves (chosen with ``seed``) until the match is
     over; the host (seat 0) starts the game once every seat in ``people`` is online.
 
-    ``gate``: while it is clear, he waits at his turn instead of moving (:attr:`held` says he does).
+    ``gate``: while it is clear, he waits at his turn instead of moving (:attr:`held` says he does, at a choice of
+    his own).
     """
 
     def __init__(
@@ -229,7 +230,8 @@ class Person(_Client):
                 await client.until(lambda s: s["room"]["status"] != "waiting", TURN_WAIT)
                 continue
             if not self.gate.is_set():
-                self.held = True
+                # Held only at a choice: the table makes an only move (``making``) after its pace anyway.
+                self.held = state["view"]["making"] is None
                 await self.gate.wait()
                 self.held = False
                 continue
