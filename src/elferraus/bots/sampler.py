@@ -47,18 +47,26 @@ class SamplerBot(Bot):
 
     Args:
         seed: makes the deals reproducible.
-        samples: deals per decision (ignored when ``think`` is given).
-        think: seconds per decision instead of a number of deals.
+        samples: deals per decision.
+        think: seconds per decision instead of a number of deals; with neither
+            given, :data:`DEFAULT_THINK`.
 
-    >>> SamplerBot(samples=50).name, SamplerBot(think=0.25).name
-    ('sampler:50', 'sampler:250ms')
+    Raises:
+        ValueError: both budgets given, or one that is not above 0.
+
+    >>> SamplerBot(samples=50).name, SamplerBot(think=0.25).name, SamplerBot().name
+    ('sampler:50', 'sampler:250ms', 'sampler:100ms')
     """
 
     name = "sampler"
 
-    def __init__(self, seed: int = 0, *, samples: int = 100, think: float | None = None) -> None:
+    def __init__(self, seed: int = 0, *, samples: int | None = None, think: float | None = None) -> None:
         super().__init__(seed)
-        if think is None and samples < 1:
+        if samples is not None and think is not None:
+            raise ValueError("a sampler plays a number of deals or thinks for a time, not both")
+        if samples is None and think is None:
+            think = DEFAULT_THINK
+        if samples is not None and samples < 1:
             raise ValueError(f"sampler needs at least 1 deal a decision, not {samples}")
         if think is not None and not think > 0:
             raise ValueError(f"sampler needs a thinking time above 0 seconds, not {think}")
@@ -88,7 +96,9 @@ class SamplerBot(Bot):
             )
         if match["samples"] is not None:
             return SamplerBot(seed, samples=int(match["samples"]))
-        millis = int(match["millis"]) if match["millis"] is not None else round(DEFAULT_THINK * 1000)
+        if match["millis"] is None:
+            return SamplerBot(seed)
+        millis = int(match["millis"])
         if millis < 1:
             raise ValueError(f"{spec!r}: a sampler needs at least 1 ms a move")
         return SamplerBot(seed, think=millis / 1000)
@@ -103,7 +113,7 @@ class SamplerBot(Bot):
             **self._arguments(view),
             candidates=tuple(move.code for move in legal),
             policies=(POLICY_MEDIUM,) * view.players,
-            samples=UNLIMITED_SAMPLES if self.think is not None else self.samples,
+            samples=self.samples or UNLIMITED_SAMPLES,
             seed=self._rng.getrandbits(64),
             time_limit=self.think or 0.0,
         )
