@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
@@ -11,6 +13,7 @@ from elferraus import Game, Move, Rules, read_position
 from elferraus.arena.runner import ArenaConfig, run_arena, summarize
 from elferraus.bots import OPPONENTS, SamplerBot, is_player_name, make_bot
 from elferraus.bots.blocking import read_lays
+from elferraus.cli.main import main
 from elferraus.rules import PRESETS
 from elferraus.seating import seat_specs
 from elferraus.simulate import play_out
@@ -273,3 +276,23 @@ def test_a_mixed_table_in_the_arena() -> None:
         assert set(summary.kinds) == set(specs)
         assert sum(kind.wins for kind in summary.kinds.values()) == 12
         assert all(kind.forfeits == 0 for kind in summary.kinds.values())
+
+
+def test_the_arena_command_seats_expert_against_three_blockers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    stats = tmp_path / "stats.json"
+    assert main(["arena", "--bots", "expert,blocker,blocker,blocker", "--games", "1", "--json", str(stats)]) == 0
+    assert "4 games (1 deals x 4 seat rotations)" in capsys.readouterr().out
+    data = json.loads(stats.read_text(encoding="utf-8"))
+    assert set(data["kinds"]) == {"expert", "blocker"}
+    assert data["kinds"]["blocker"]["seats"] == 12
+    assert sum(kind["wins"] for kind in data["kinds"].values()) == 4
+    assert all(kind["forfeits"] == 0 for kind in data["kinds"].values())
+
+
+def test_a_mixed_table_plays_the_same_games_in_one_process_or_two() -> None:
+    config = ArenaConfig(specs=("one-lay", QUICK_SAMPLER, "no-open", "tight-blocker"), deals=3, seed=8)
+    serial = [(result.winner, result.penalties) for result in run_arena(config, jobs=1)]
+    parallel = [(result.winner, result.penalties) for result in run_arena(config, jobs=2)]
+    assert serial == parallel
