@@ -11,6 +11,7 @@ every kind of player at the table (every decision, forced ones included).
     python benchmarks/strength.py --deals 2000 --jobs 2 --json strength.json
     python benchmarks/strength.py --only medium-greedy --deals 200
     python benchmarks/strength.py --only expert-ismcts --deals 100 --journal ismcts.jsonl
+    python benchmarks/strength.py --only expert-blocker,expert-blocker-ravensburger --deals 100 --seed 1 --jobs 1
 
 With ``--journal`` every finished deal is appended to a JSON Lines file, and
 a run started again with the same file plays only the deals it lacks, so a
@@ -45,6 +46,9 @@ class Figure:
     """The win share the issue asks for (per seat, 0-1)."""
 
 
+SAMPLER = "sampler:100ms"
+"""The sampling opponent, thinking as long a move as ``expert`` does at p95 (about 0.1 s in the strength table)."""
+
 FIGURES = (
     Figure(
         "expert-greedy", "expert vs three greedy", "expert", ("expert", "greedy", "greedy", "greedy"), "classic", 0.97
@@ -72,6 +76,62 @@ FIGURES = (
         "classic",
         0.60,
     ),
+    Figure(
+        "expert-blocker",
+        "expert vs three blocker",
+        "expert",
+        ("expert", "blocker", "blocker", "blocker"),
+        "classic",
+        0.80,
+    ),
+    Figure(
+        "expert-blocker-ravensburger",
+        "ravensburger rules: expert vs three blocker",
+        "expert",
+        ("expert", "blocker", "blocker", "blocker"),
+        "ravensburger",
+        0.45,
+    ),
+    Figure(
+        "expert-sampler",
+        f"expert vs three {SAMPLER}",
+        "expert",
+        ("expert", SAMPLER, SAMPLER, SAMPLER),
+        "classic",
+        0.35,
+    ),
+    Figure(
+        "expert-mixed",
+        f"expert vs blocker, tight-blocker and {SAMPLER}",
+        "expert",
+        ("expert", "blocker", "tight-blocker", SAMPLER),
+        "classic",
+        0.0,
+    ),
+    Figure(
+        "expert-tight-blocker",
+        "expert vs three tight-blocker",
+        "expert",
+        ("expert", "tight-blocker", "tight-blocker", "tight-blocker"),
+        "classic",
+        0.0,
+    ),
+    Figure(
+        "expert-one-lay",
+        "expert vs three one-lay",
+        "expert",
+        ("expert", "one-lay", "one-lay", "one-lay"),
+        "classic",
+        0.0,
+    ),
+    Figure(
+        "expert-no-open",
+        "expert vs three no-open",
+        "expert",
+        ("expert", "no-open", "no-open", "no-open"),
+        "classic",
+        0.0,
+    ),
     Figure("hard-greedy", "hard vs three greedy", "hard", ("hard", "greedy", "greedy", "greedy"), "classic", 0.0),
     Figure("hard-medium", "hard vs three medium", "hard", ("hard", "medium", "medium", "medium"), "classic", 0.0),
     Figure("easy-greedy", "easy vs three greedy", "easy", ("easy", "greedy", "greedy", "greedy"), "classic", 0.0),
@@ -82,9 +142,10 @@ FIGURES = (
 """Every figure also reports the decision times of the other players at its table
 (``greedy`` and ``medium`` are timed there)."""
 
-SLOW = ("expert-ismcts",)
+SLOW = ("expert-ismcts", "expert-sampler", "expert-mixed")
 """Figures run only when asked for: OpenSpiel's ISMCTS takes about half a second a move
-(``--only expert-ismcts --deals 100`` needs the ``research`` extra and a few hours on two cores)."""
+(``--only expert-ismcts --deals 100`` needs the ``research`` extra and a few hours on two cores), and
+the sampler a tenth of a second (``--only expert-sampler --deals 100``: about an hour on two cores)."""
 
 
 def _ms(seconds: float) -> str:

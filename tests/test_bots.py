@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from elferraus import Game, Rules, format_position, read_position
-from elferraus.bots import BOTS, Bot, make_bot
+from elferraus.bots import BOTS, OPPONENTS, Bot, make_bot
 from elferraus.bots.search import ExpertBot, HardBot, SearchBot
 from elferraus.game import Game as GameClass
 from elferraus.simulate import play_out
@@ -36,6 +36,10 @@ class QuickHard(HardBot):
 class QuickExpert(ExpertBot):
     max_samples = 24
     round_samples = 8
+
+
+PLAYERS = [*sorted(BOTS), *(name if name != "sampler" else "sampler:8" for name in OPPONENTS)]
+"""Every level and every opponent to measure against (the sampler with a small budget of deals)."""
 
 
 def quick_bot(level: str, seed: int) -> Bot:
@@ -106,7 +110,7 @@ def _positions(count: int, rules: Rules) -> list[Game]:
     return positions
 
 
-@pytest.mark.parametrize("level", sorted(BOTS))
+@pytest.mark.parametrize("level", PLAYERS)
 @pytest.mark.parametrize("rules_name", ["classic", "ravensburger"])
 def test_choice_depends_only_on_what_the_seat_may_see(level: str, rules_name: str) -> None:
     """Shuffling the other hands and the pile leaves the view, and so the choice, unchanged."""
@@ -138,7 +142,7 @@ def _reachable(root: object, limit: int = 20000) -> list[object]:
     return found
 
 
-@pytest.mark.parametrize("level", sorted(BOTS))
+@pytest.mark.parametrize("level", PLAYERS)
 def test_a_bot_holds_no_reference_to_the_game(level: str) -> None:
     game = Game.deal(4, 11)
     bots = [quick_bot(level, seat) for seat in range(4)]

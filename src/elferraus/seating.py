@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from elferraus.bots import BOTS
+from elferraus.bots import BOTS, is_player_name, player_names
 from elferraus.i18n import Lang, tr
 from elferraus.rules import PRESETS
 
@@ -67,9 +67,11 @@ def seat_name(seat: int, levels: list[str], lang: Lang, players: int | None = No
 def seat_specs(text: str, players: int, *, commands: bool) -> list[str] | str:
     """One spec per seat, or an error text a person can act on.
 
-    A spec is a level name, or with ``commands`` also ``cmd:PROGRAM ARGS``
-    (whose arguments may contain commas) and ``openspiel-ismcts:SIMULATIONS``
-    (OpenSpiel's search, with the ``research`` extra).
+    A spec is a level name, or with ``commands`` (the arena) also an opponent
+    to measure against (``blocker``, ``sampler:100ms``, ...: see
+    :data:`elferraus.bots.OPPONENTS`), ``cmd:PROGRAM ARGS`` (whose arguments
+    may contain commas) and ``openspiel-ismcts:SIMULATIONS`` (OpenSpiel's
+    search, with the ``research`` extra).
 
     >>> seat_specs("greedy", 3, commands=False)
     ['greedy', 'greedy', 'greedy']
@@ -85,9 +87,11 @@ def seat_specs(text: str, players: int, *, commands: bool) -> list[str] | str:
             specs.append(piece)
     for spec in specs:
         searcher = spec.startswith("openspiel-ismcts:") and spec.partition(":")[2].isdigit()
-        if not (commands and (spec.startswith("cmd:") or searcher)) and spec not in BOTS:
-            extra = ", cmd:PROGRAM ARGS or openspiel-ismcts:SIMULATIONS" if commands else ""
-            return f"unknown bot {spec!r}; choose from {', '.join(BOTS)}{extra}"
+        if not (commands and (spec.startswith("cmd:") or searcher or is_player_name(spec))) and spec not in BOTS:
+            if commands:
+                names = ", ".join(player_names())
+                return f"unknown bot {spec!r}; choose from {names}, cmd:PROGRAM ARGS or openspiel-ismcts:SIMULATIONS"
+            return f"unknown bot {spec!r}; choose from {', '.join(BOTS)}"
     if len(specs) == 1:
         return specs * players
     if len(specs) != players:

@@ -12,7 +12,7 @@ import time
 from typing import Any, Protocol
 
 from elferraus import protocol
-from elferraus.bots import BOTS, Bot, make_bot
+from elferraus.bots import Bot, is_player_name, make_bot, player_names
 from elferraus.moves import Move
 from elferraus.rules import Rules
 from elferraus.view import SeatView
@@ -41,12 +41,13 @@ class Player(Protocol):
 
 
 class BuiltinPlayer:
-    """A built-in level, playing in the arena's own process."""
+    """A built-in level or opponent (``blocker``, ``sampler:100ms``, ...), playing in the arena's own process."""
 
     def __init__(self, level: str) -> None:
-        if level not in BOTS:
+        if not is_player_name(level):
             raise ValueError(
-                f"unknown level {level!r}; choose one of {', '.join(BOTS)}, cmd:PROGRAM or openspiel-ismcts:SIMULATIONS"
+                f"unknown level {level!r}; choose one of {', '.join(player_names())}, "
+                "cmd:PROGRAM or openspiel-ismcts:SIMULATIONS"
             )
         self.label = level
         self._level = level
@@ -243,7 +244,7 @@ OPENSPIEL_ISMCTS = "openspiel-ismcts:"
 
 
 def make_player(spec: str, *, move_time: float = 5.0) -> Player:
-    """A player from a spec: a level name, ``cmd:PROGRAM ARGS``, or ``openspiel-ismcts:SIMULATIONS``."""
+    """A player from a spec: a level or opponent name, ``cmd:PROGRAM ARGS``, or ``openspiel-ismcts:SIMULATIONS``."""
     if spec.startswith("cmd:"):
         return ExternalPlayer(spec[4:], move_time=move_time)
     if spec.startswith(OPENSPIEL_ISMCTS):

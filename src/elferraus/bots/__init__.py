@@ -11,8 +11,10 @@ from collections.abc import Callable
 
 from elferraus.bots.base import Bot
 from elferraus.bots.baseline import GreedyBot, RandomBot
+from elferraus.bots.blocking import BlockerBot, NoOpenBot, OneLayBot, TightBlockerBot
 from elferraus.bots.easy import EasyBot
 from elferraus.bots.medium import MediumBot
+from elferraus.bots.sampler import SamplerBot
 from elferraus.bots.search import Advice, ExpertBot, HardBot
 from elferraus.deal import derive_seed
 
@@ -24,20 +26,52 @@ BOTS: dict[str, Callable[[int], Bot]] = {
     "hard": HardBot,
     "expert": ExpertBot,
 }
-"""Every built-in level, by name."""
+"""Every built-in level, by name: the levels a person plays against."""
+
+OPPONENTS: dict[str, Callable[[int], Bot]] = {
+    "blocker": BlockerBot,
+    "tight-blocker": TightBlockerBot,
+    "one-lay": OneLayBot,
+    "no-open": NoOpenBot,
+    "sampler": SamplerBot,
+}
+"""Players of other styles to measure the levels against (the arena and the strength benchmark), by name.
+``sampler`` also takes a budget: ``sampler:N`` (N sampled deals a move) or ``sampler:MSms`` (MS milliseconds)."""
 
 
 def make_bot(name: str, seed: int = 0) -> Bot:
-    """The built-in computer player called ``name``, seeded.
+    """The built-in computer player called ``name`` (a level or an opponent), seeded.
 
     Raises:
-        ValueError: no such level.
+        ValueError: no such player, or a sampler budget that is not one.
+
+    >>> make_bot("sampler:200").name
+    'sampler:200'
+    """
+    factory = BOTS.get(name) or OPPONENTS.get(name)
+    if factory is not None:
+        return factory(seed)
+    if name.startswith("sampler:"):
+        return SamplerBot.from_spec(name, seed)
+    raise ValueError(f"unknown computer player {name!r}; choose one of {', '.join(player_names())}")
+
+
+def player_names() -> list[str]:
+    """The names :func:`make_bot` takes, for messages (the sampler's budgets as a pattern)."""
+    return [*BOTS, *OPPONENTS, "sampler:N", "sampler:MSms"]
+
+
+def is_player_name(name: str) -> bool:
+    """True when :func:`make_bot` knows ``name`` (a level, an opponent, or a sampler with a valid budget).
+
+    >>> is_player_name("blocker"), is_player_name("sampler:100ms"), is_player_name("sampler:0")
+    (True, True, False)
     """
     try:
-        factory = BOTS[name]
-    except KeyError:
-        raise ValueError(f"unknown computer player {name!r}; choose one of {', '.join(BOTS)}") from None
-    return factory(seed)
+        make_bot(name)
+    except ValueError:
+        return False
+    return True
 
 
 def seat_seed(game_seed: int, seat: int) -> int:
@@ -61,15 +95,23 @@ def hint_seed(game_seed: int, move_count: int) -> int:
 
 __all__ = [
     "BOTS",
+    "OPPONENTS",
     "Advice",
+    "BlockerBot",
     "Bot",
     "EasyBot",
     "ExpertBot",
     "GreedyBot",
     "HardBot",
     "MediumBot",
+    "NoOpenBot",
+    "OneLayBot",
     "RandomBot",
+    "SamplerBot",
+    "TightBlockerBot",
     "hint_seed",
+    "is_player_name",
     "make_bot",
+    "player_names",
     "seat_seed",
 ]

@@ -137,7 +137,8 @@ def build_parser() -> argparse.ArgumentParser:
     arena.add_argument(
         "--bots",
         required=True,
-        help="required: one spec for every seat, or one per seat, comma-separated: a level, cmd:PROGRAM ARGS "
+        help="required: one spec for every seat, or one per seat, comma-separated: a level, an opponent to "
+        "measure against (blocker, tight-blocker, one-lay, no-open, sampler:N, sampler:MSms), cmd:PROGRAM ARGS "
         "or openspiel-ismcts:SIMULATIONS",
     )
     arena.add_argument(
