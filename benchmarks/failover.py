@@ -58,7 +58,7 @@ from pathlib import Path
 from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import WebSocketException
 
 from elferraus.server.client import create_room
 from load_server import TESTS, summary_ms
@@ -94,20 +94,40 @@ class Person:
         """(the kill's time, the newest stored game, its stored moves): a computer's move after these is awaited."""
         self.seen: float | None = None
         """Seconds from the kill to the first computer's move after it, once seen."""
+        self.last_state = 0.0
+        self.turn: int | None = None
+        self.attempts = 0
+        self.refused = 0
+        """Connections that failed before their first state (refused, or nginx's 502 while no process is up)."""
+        self.failure = ""
+
+    def describe(self, now: float) -> str:
+        """How the room looks to its person now (for a room whose computers never moved again)."""
+        last = self.moves[-1] if self.moves else "-"
+        link = "no socket" if self.ws is None else f"socket {self.ws.state.name.lower()}"
+        return (
+            f"room {self.code}: {link} ({self.attempts} connects, last failure {self.failure or '-'}), "
+            f"status {self.status}, "
+            f"game {self.game_id} with {len(self.moves)} moves (last {last!r}), seat {self.turn} to move, "
+            f"{len(self.legal)} legal moves, last state {now - self.last_state:.1f} s ago"
+        )
 
     # -- the connection ------------------------------------------------------------
 
     async def run(self, url: str) -> None:
         """Stay connected: connect, say hello, read; when cut off, connect again at once (then every 0.1 s)."""
         while not self.stopping:
+            self.attempts += 1
             try:
                 async with connect(url, ping_interval=None, max_size=2**20, open_timeout=10, close_timeout=1) as ws:
                     self.ws = ws
                     await ws.send(json.dumps({"type": "hello", "token": self.token, "lang": "en"}))
                     async for text in ws:
                         self.on_frame(text, perf_counter())
-            except (OSError, TimeoutError, ConnectionClosed):
-                pass
+            except (OSError, TimeoutError, WebSocketException) as error:  # refused, cut, or 502 from nginx
+                self.failure = repr(error)[:120]
+                if not self.connected.is_set():
+                    self.refused += 1
             self.ws = None
             self.connected.clear()
             self._cancel()
@@ -126,6 +146,7 @@ class Person:
 
     def on_state(self, message: dict[str, Any], now: float) -> None:
         self.connected.set()
+        self.last_state = now
         self.seq = message["seq"]
         self.status = message["room"]["status"]
         view, game = message["view"], message["game"]
@@ -137,7 +158,7 @@ class Person:
             if start and same:
                 moves = self.moves[:start] + moves
             first_new = len(self.moves) if same else 0
-            self.game_id, self.moves = game["id"], moves
+            self.game_id, self.moves, self.turn = game["id"], moves, game.get("turn")
             self.look(first_new, now)
         if self.status == "waiting" and not self.started:
             self.started = True
@@ -240,6 +261,7 @@ async def kill_once(number: int, site: Any, people: dict[str, Person], args: arg
     if not rooms:
         raise RuntimeError(f"kill {number}: no process holds a lease of any room ({len(held)} leases in Redis)")
     drops_before = {code: person.drops for code, person in people.items()}
+    refused_before = sum(person.refused for person in people.values())
     killed = perf_counter()
     await asyncio.to_thread(victim.kill9)
     stored = await stored_moves(site.db, rooms)
@@ -253,9 +275,18 @@ async def kill_once(number: int, site: Any, people: dict[str, Person], args: arg
     while perf_counter() < deadline and any(people[code].watch is not None for code in rooms):
         await asyncio.sleep(0.02)
     times = {code: people[code].seen for code in rooms}
+    stuck = []
+    if any(t is None for t in times.values()):
+        now, held_now = perf_counter(), await leases(site.redis.url())
+        names = {process.pid: process.name for process in site.processes}
+        for code in (code for code, t in times.items() if t is None):
+            holder = held_now.get(code)
+            lease = "no lease" if holder is None else f"lease: {names.get(holder, f'pid {holder}')}"
+            stuck.append(f"{people[code].describe(now)}; {lease}")
     for code in rooms:
         people[code].watch = None
     dropped = sum(1 for code, person in people.items() if person.drops > drops_before[code])
+    refused = sum(person.refused for person in people.values()) - refused_before
     began = perf_counter()
     await asyncio.to_thread(victim.start)
     restart = perf_counter() - began
@@ -267,19 +298,24 @@ async def kill_once(number: int, site: Any, people: dict[str, Person], args: arg
         "leases": {by_pid[pid].name: n for pid, n in counts.items()},
         "rooms": len(rooms),
         "clients_dropped": dropped,
+        "reconnects_failed": refused,
         "seconds": times,
         "median_s": statistics.median(seen) if seen else None,
         "worst_s": max(seen) if seen else None,
         "never": [code for code, t in times.items() if t is None],
+        "never_described": stuck,
         "restart_s": restart,
     }
     print(
-        f"kill {number}: {victim.name} (pid {victim_pid}) led {len(rooms)} rooms, dropped {dropped} clients; "
+        f"kill {number}: {victim.name} (pid {victim_pid}) led {len(rooms)} rooms, dropped {dropped} clients "
+        f"({refused} failed reconnects); "
         f"next computer move median {_f(outcome['median_s'])} s, worst {_f(outcome['worst_s'])} s, "
         f"{len(outcome['never'])} never; restarted in {restart:.1f} s",
         file=sys.stderr,
         flush=True,
     )
+    for line in stuck[:5]:
+        print(f"  never moved again: {line}", file=sys.stderr)
     return outcome
 
 
@@ -349,12 +385,14 @@ def table(
     kills: list[dict[str, Any]], summary: dict[str, float | None], never: int, errors: dict[str, int], target: float
 ) -> str:
     lines = [
-        "| kill | victim | rooms it led | clients dropped | median (s) | worst (s) | never | restart (s) |",
-        "|--:|---|--:|--:|--:|--:|--:|--:|",
+        "| kill | victim | rooms it led | clients dropped | failed reconnects | median (s) | worst (s) | never "
+        "| restart (s) |",
+        "|--:|---|--:|--:|--:|--:|--:|--:|--:|",
     ]
     for kill in kills:
         lines.append(
             f"| {kill['kill']} | {kill['victim']} | {kill['rooms']} | {kill['clients_dropped']} "
+            f"| {kill['reconnects_failed']} "
             f"| {_f(kill['median_s'])} | {_f(kill['worst_s'])} | {len(kill['never'])} | {kill['restart_s']:.1f} |"
         )
     measured = sum(kill["rooms"] for kill in kills)
