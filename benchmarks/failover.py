@@ -228,11 +228,11 @@ async def leases(redis_url: str) -> dict[str, int]:
         holders = await client.mget(keys) if keys else []
     finally:
         await client.aclose()
-    found = {}
-    for key, holder in zip(keys, holders, strict=True):
-        parts = (holder or "").split("/")
+    found: dict[str, int] = {}
+    for key, holder in zip(keys, holders, strict=True):  # text: the client decodes what Redis answers
+        parts = str(holder or "").split("/")
         if len(parts) >= 2 and parts[1].isdigit():
-            found[key.rsplit(":", 1)[1]] = int(parts[1])
+            found[str(key).rsplit(":", 1)[1]] = int(parts[1])
     return found
 
 

@@ -410,7 +410,7 @@ async def ping_probe(url: str, samples: list[float], stats: Stats, compression: 
             await ws.send('{"type":"ping"}')
             while True:
                 text = await ws.recv()
-                if text.startswith('{"type":"pong"'):
+                if isinstance(text, str) and text.startswith('{"type":"pong"'):
                     break
             now = perf_counter()
             if stats.window[0] <= before < stats.window[1]:
