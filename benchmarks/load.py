@@ -4,8 +4,20 @@
 The server runs as it runs in production, ``python -m elferraus.cli.main serve``
 (uvicorn, SQLite in WAL mode, a fresh database in a temporary directory), as a
 subprocess pinned to CPU 0; every client runs in this process, in one event
-loop, pinned to CPU 1 (on a machine with one core nothing is pinned). The
-server is killed at the end, on errors and on Ctrl+C.
+loop, pinned to CPU 1 (on a machine with one core nothing is pinned; with
+``--no-pin`` nothing either). The server is killed at the end, on errors and
+on Ctrl+C.
+
+``--configs`` plays the same clients against other server sides, one after
+another, each with fresh parts (``load_server.CONFIGS``): ``sqlite`` (the
+above, the default), ``pg1`` (one process on PostgreSQL), ``pg2`` and
+``site3`` (two or three processes on PostgreSQL sharing rooms over Redis,
+behind nginx with the deployed ``deploy/nginx/elferraus.conf``; the clients
+go through nginx). PostgreSQL, Redis and nginx are started as the tests start
+them (``tests/postgres_helpers.py``, ``tests/cluster_helpers.py``), and every
+one of their processes is pinned with the server's (``--server-cpu``). Each
+part's CPU time is measured: every ``serve`` process, PostgreSQL (all its
+processes), Redis and nginx (master and worker), and their sum.
 
 What one run does:
 
@@ -101,8 +113,12 @@ A quick check that everything works (a few seconds)::
 
     .venv/bin/python benchmarks/load.py --rooms 20 --seconds 15
 
-It prints Markdown tables; ``--json FILE`` also writes every figure and the
-settings.
+It prints Markdown tables, the runs side by side (a column per configuration);
+``--json FILE`` also writes every figure and the settings (per configuration
+under ``configs``: ``run`` and ``sweep``). Every server side in one go, on an
+otherwise idle machine::
+
+    .venv/bin/python benchmarks/load.py --rooms 250 --seconds 60 --configs sqlite,pg1,pg2,site3 --json sites.json
 """
 
 from __future__ import annotations
