@@ -81,11 +81,11 @@ class Bus(Protocol):
     async def release(self, code: str) -> None:
         """Give up the lease of ``code`` (if held)."""
 
-    def set_presence(self, code: str, seat: int, count: int) -> None:
-        """This process holds ``count`` connections of ``seat`` in room ``code``."""
+    def set_presence(self, code: str, seat: int, count: int, seq: int) -> None:
+        """This process holds ``count`` connections of ``seat`` in room ``code`` (as of its change ``seq``)."""
 
-    async def presence(self, code: str) -> dict[int, int]:
-        """The connections the other live processes hold, per seat of room ``code``."""
+    async def presence(self, code: str) -> dict[int, int] | None:
+        """The connections the other live processes hold, per seat of room ``code`` (None: not known now)."""
 
     async def take(self, key: str, rate: float, burst: float, *, count: bool) -> float:
         """Token bucket ``key`` (``rate`` a second, up to ``burst``): the seconds until a token is there
@@ -137,7 +137,7 @@ class LocalBus:
     async def release(self, code: str) -> None:
         """Nothing to give up."""
 
-    def set_presence(self, code: str, seat: int, count: int) -> None:
+    def set_presence(self, code: str, seat: int, count: int, seq: int) -> None:
         """Nobody to tell."""
 
     async def presence(self, code: str) -> dict[int, int]:
@@ -307,10 +307,10 @@ class RedisBus:
         text = json.dumps({"p": self.process, "c": code, **event}, separators=(",", ":"))
         self._outbox.put_nowait(("publish", CHANNEL, text))
 
-    def set_presence(self, code: str, seat: int, count: int) -> None:
+    def set_presence(self, code: str, seat: int, count: int, seq: int) -> None:
         """Store this process's count for ``seat`` and tell the others to look."""
         self._outbox.put_nowait(("presence", f"{PREFIX}presence:{code}", (f"{self.process}|{seat}", count)))
-        self.publish(code, {"k": "presence"})
+        self.publish(code, {"k": "presence", "q": seq})
 
     async def _send(self) -> None:
         from redis.exceptions import RedisError
@@ -436,8 +436,8 @@ class RedisBus:
         self._alive = (time.monotonic(), found)
         return found
 
-    async def presence(self, code: str) -> dict[int, int]:
-        """The connections the other live processes hold, per seat (none known while Redis is away)."""
+    async def presence(self, code: str) -> dict[int, int] | None:
+        """The connections the other live processes hold, per seat (None: unknown, Redis did not answer)."""
         from redis.exceptions import RedisError
 
         try:
@@ -445,7 +445,7 @@ class RedisBus:
             live = await self._live()
         except (RedisError, OSError) as error:
             self._went_down(f"presence not read: {error}")
-            return {}
+            return None
         seats: dict[int, int] = {}
         for field, count in counts.items():
             process, _, seat = str(field).rpartition("|")

@@ -190,6 +190,10 @@ class Connection:
         self.lang = "de" if frame.lang is not None and frame.lang.lower().startswith("de") else "en"
         if frame.token is not None:
             seat = self.room.seat_of(frame.token)
+            if seat is None and self.room.shared:
+                # The seat may have been taken a moment ago through another process: ask the database once.
+                await self.room.reload()
+                seat = self.room.seat_of(frame.token)
             if seat is None:
                 await self._close_with("bad_token", RoomError("bad_token").message(self.lang))
                 return False

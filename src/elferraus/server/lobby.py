@@ -40,6 +40,8 @@ class Lobby:
         self.set_aside: dict[str, str] = {}
         """Rooms that did not come back, and why."""
         self._loading: dict[str, asyncio.Future[Room | None]] = {}
+        self._news_while_loading: set[str] = set()
+        """Rooms being read that other processes changed meanwhile: what was read may be older than the news."""
         self._tasks: set[asyncio.Task[Any]] = set()
         self._steward: asyncio.Task[None] | None = None
 
@@ -70,10 +72,11 @@ class Lobby:
 
     def _wire(self, room: Room) -> None:
         room.leading = self.alone
+        room.shared = not self.alone
         if not self.alone:
             code = room.code
-            room.tell = lambda event: self.bus.publish(code, event)
-            room.tell_presence = lambda seat, count: self.bus.set_presence(code, seat, count)
+            room.tell = lambda event: self.bus.publish(code, {**event, "q": room.seq})
+            room.tell_presence = lambda seat, count: self.bus.set_presence(code, seat, count, room.seq)
 
     def _set_aside(self, code: str, game: int | None, reason: str) -> None:
         self.set_aside[code] = reason
@@ -142,8 +145,13 @@ class Lobby:
         if loading is None:
             loading = self._loading[code] = asyncio.get_running_loop().create_future()
             try:
+                self._news_while_loading.discard(code)
                 row = await self.store.room(code)
                 room = self.rooms.get(code) or (self._adopt(row) if row is not None else None)
+                if room is not None:
+                    if code in self._news_while_loading:
+                        await room.reload()
+                    await self._count(room)
                 loading.set_result(room)
             except StoreError as error:
                 loading.set_exception(RoomError("store_unavailable"))
@@ -151,6 +159,7 @@ class Lobby:
                 LOG.warning("room %s was not read: %s", code, error.reason)
             finally:
                 del self._loading[code]
+                self._news_while_loading.discard(code)
         return await asyncio.shield(loading)
 
     # -- the site's other processes ---------------------------------------------
@@ -159,11 +168,14 @@ class Lobby:
         """News of room ``code`` from another process."""
         room = self.rooms.get(code)
         if room is None:
-            if code not in self.set_aside and event.get("k") == "room":
+            if code in self._loading:
+                self._news_while_loading.add(code)
+            elif code not in self.set_aside and event.get("k") == "room":
                 self._spawn(self._load_quietly(code))
             return
         if event.get("k") == "presence":
-            self._spawn(self._count(room))
+            seq = event.get("q")
+            self._spawn(self._count(room, seq if isinstance(seq, int) else None))
         else:
             self._spawn(room.hear(event))
 
@@ -171,8 +183,13 @@ class Lobby:
         with contextlib.suppress(RoomError):
             await self._load(code)
 
-    async def _count(self, room: Room) -> None:
-        room.set_elsewhere(await self.bus.presence(room.code))
+    async def _count(self, room: Room, seq: int | None = None) -> None:
+        """Read the room's presence on the other processes; counts are read and applied one at a time per room,
+        so an older reading never lands after a newer one."""
+        async with room.counting:
+            counts = await self.bus.presence(room.code)
+            if counts is not None:  # not known just now: the counts as last read stand
+                room.set_elsewhere(counts, seq)
 
     def _spawn(self, work: Any) -> None:
         task = asyncio.get_running_loop().create_task(work)
@@ -207,6 +224,7 @@ class Lobby:
                 self._spawn(self._take_over(room))
             elif room.code not in held and room.leading:
                 room.follow()
+        for room in list(self.rooms.values()):
             if room.leading or room.listeners:
                 await self._count(room)
 

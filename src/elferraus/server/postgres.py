@@ -219,6 +219,13 @@ class PostgresStore:
 
         async def work(connection: Connection) -> int:
             await self._expect_status(connection, code, expected)
+            if expected == "waiting":  # the seats the start fills must still be open (nobody joined meanwhile)
+                for seat in seats:
+                    cursor = await connection.execute(
+                        "SELECT kind FROM seats WHERE code = %s AND seat = %s FOR UPDATE", (code, seat.seat)
+                    )
+                    if await cursor.fetchone() != ("open",):
+                        raise ConflictError(self.path, f"seat {seat.seat} of room {code} is no longer open")
             await self._update_seats(connection, code, seats)
             cursor = await connection.execute(
                 "INSERT INTO games (code, match_seed, round, deal) VALUES (%s, %s, %s, %s) RETURNING id",

@@ -179,6 +179,8 @@ class Room:
         """This process drives the computers and the away timer (it holds the room's lease; alone, always)."""
         self.tell: Callable[[Event], None] = lambda event: None
         """Tells the site's other processes about a committed change (set by the lobby)."""
+        self.shared = False
+        """Other processes serve this room too (a bus): what this copy knows may be a moment behind."""
         self.tell_presence: Callable[[int, int], None] = lambda seat, count: None
         """Tells them how many connections of a seat this process holds (set by the lobby)."""
         self.here = [0] * len(seats)
@@ -186,6 +188,8 @@ class Room:
         self.elsewhere: dict[int, int] = {}
         """Connections of each seat on the site's other processes."""
         self._reloading: asyncio.Task[None] | None = None
+        self.counting = asyncio.Lock()
+        """Held while the presence on other processes is read and applied (``Lobby._count``)."""
 
     def new_seed(self) -> int:
         """The seed a new match is dealt from: random, and never told to anybody (a test may replace it)."""
@@ -208,25 +212,26 @@ class Room:
         if seat is None:
             return
         self.here[seat] += 1
-        self.tell_presence(seat, self.here[seat])
         self._count_online()
         self._changed()
+        self.tell_presence(seat, self.here[seat])
 
     def disconnect(self, seat: int | None) -> None:
         """A client holding ``seat`` went."""
         if seat is None:
             return
         self.here[seat] = max(0, self.here[seat] - 1)
-        self.tell_presence(seat, self.here[seat])
         self._count_online()
         self._changed()
+        self.tell_presence(seat, self.here[seat])
 
-    def set_elsewhere(self, counts: dict[int, int]) -> None:
-        """The connections the site's other processes hold, per seat, as they are now."""
+    def set_elsewhere(self, counts: dict[int, int], seq: int | None = None) -> None:
+        """The connections the site's other processes hold, per seat, as they are now (``seq``: the sender's)."""
         if counts != self.elsewhere:
+            LOG.debug("room %s: connections elsewhere %s -> %s", self.code, self.elsewhere, counts)
             self.elsewhere = counts
             self._count_online()
-            self._changed()
+            self._changed(seq)
 
     def _count_online(self) -> None:
         """Each seat's connections on the whole site; a person who is back plays for himself again."""
@@ -306,7 +311,14 @@ class Room:
             text = texts[key] = "null" if game is None else game_text(game, spectator=spectator, log_from=log_from)
         return room, text
 
-    def _changed(self) -> None:
+    def _changed(self, seq: int | None = None) -> None:
+        """Raise ``seq`` and tell every listener; ``seq``: the change is another process's, which numbered it so.
+
+        Every process numbers a room's changes from its own clock, and takes over a larger number another
+        process gave a change it applies: the processes' numbers for a room meet at each change.
+        """
+        if seq is not None and seq - 1 > self.seq:
+            self.seq = seq - 1
         self.seq += 1
         self._wake.set()
         for listener in list(self.listeners):
@@ -368,6 +380,8 @@ class Room:
 
         async def change() -> None:
             self._require_host(seat)
+            if self.shared:  # another process may have seated somebody a moment ago: start from the stored room
+                await self._reload()
             if self.status != "waiting":
                 raise RoomError("wrong_status", "web_error_started")
             filled = [
@@ -631,6 +645,7 @@ class Room:
         follow (news was missed), makes the room be read again from the database.
         """
         kind = event.get("k")
+        seq = event.get("q") if isinstance(event.get("q"), int) else None
         if kind == "react":
             if isinstance(event.get("t"), str):
                 self.hear_reaction(event["t"])
@@ -640,24 +655,27 @@ class Room:
         if kind == "away":
             seats = event.get("s")
             if isinstance(seats, list) and self.table is not None and not self.leading:
-                self._mirror_away({seat for seat in seats if isinstance(seat, int)})
+                self._mirror_away({seat for seat in seats if isinstance(seat, int)}, seq)
             return
 
         async def change() -> None:
             if kind == "move" and self._follows(event):
                 assert self.table is not None
-                move = Move.parse(str(event["t"]))
-                self.table.play(move)
+                text = str(event["t"])  # as the record writes it: the seat, the move, a drawn card ("0 draw Y5")
+                seat, _, rest = text.partition(" ")
+                self.table.play(Move.parse(rest.split(" ")[0]), int(seat))
+                if self.table.game.record_moves()[-1] != text:
+                    raise RoomError("stale")  # the same move, another outcome: this copy is not the stored game
                 if self.table.game.is_over():
                     self.table.finish_round()
                     self.status = "match_over" if self.table.match.is_over() else "round_over"
-                self._changed()
+                self._changed(seq)
             elif not (kind == "move" and self._known(event)):
-                await self._reload()
+                await self._reload(seq)
 
         try:
             await self._change(change)
-        except (RoomError, StoreError, NotationError, IllegalMoveError) as error:
+        except (RoomError, StoreError, NotationError, IllegalMoveError, TurnError, ValueError) as error:
             LOG.warning("room %s: news from another server not applied (%s); reading it again", self.code, error)
             self.reload_soon()
 
@@ -674,13 +692,13 @@ class Room:
             return False
         return number < self.table.game.move_count
 
-    def _mirror_away(self, away: set[int]) -> None:
+    def _mirror_away(self, away: set[int], seq: int | None) -> None:
         assert self.table is not None
         for seat in away - self.table.away:
             self.table.stand_in(seat)
         for seat in self.table.away - away:
             self.table.come_back(seat)
-        self._changed()
+        self._changed(seq)
 
     def reload_soon(self) -> None:
         """Read the room again from the database once the change under way is done (once, however often asked)."""
@@ -697,8 +715,9 @@ class Room:
         """Read the room again from the database, now (the caller does not hold the lock)."""
         await self._change(self._reload)
 
-    async def _reload(self) -> None:
-        """Replace this copy by the room as stored (the caller holds the lock); its clients are told."""
+    async def _reload(self, seq: int | None = None) -> None:
+        """Replace this copy by the room as stored (the caller holds the lock); its clients are told (at ``seq``,
+        the number another process gave the change that made it read the room again)."""
         row = await self.store.room(self.code)
         if row is None or isinstance(row, UnreadableRoom):
             LOG.warning("room %s: cannot be read again: %s", self.code, row.reason if row else "it is gone")
@@ -718,7 +737,7 @@ class Room:
             for seat in away:
                 if self.table.is_person(seat):
                     self.table.stand_in(seat)
-        self._changed()
+        self._changed(seq)
         self.ensure_driver()
 
     # -- restoring ------------------------------------------------------------

@@ -277,6 +277,13 @@ class SqliteDatabase:
         with self._db:
             self._db.execute("BEGIN IMMEDIATE")
             self._expect_status(code, expected)
+            if expected == "waiting":  # the seats the start fills must still be open (nobody joined meanwhile)
+                for seat in seats:
+                    row = self._db.execute(
+                        "SELECT kind FROM seats WHERE code = ? AND seat = ?", (code, seat.seat)
+                    ).fetchone()
+                    if row is None or row[0] != "open":
+                        raise ConflictError(self.path, f"seat {seat.seat} of room {code} is no longer open")
             self._update_seats(code, seats)
             cursor = self._db.execute(
                 "INSERT INTO games (code, match_seed, round, deal) VALUES (?, ?, ?, ?)",
