@@ -188,6 +188,7 @@ class Room:
         self.elsewhere: dict[int, int] = {}
         """Connections of each seat on the site's other processes."""
         self._reloading: asyncio.Task[None] | None = None
+        self._reload_wanted = False
         self.counting = asyncio.Lock()
         """Held while the presence on other processes is read and applied (``Lobby._count``)."""
 
@@ -701,15 +702,23 @@ class Room:
         self._changed(seq)
 
     def reload_soon(self) -> None:
-        """Read the room again from the database once the change under way is done (once, however often asked)."""
+        """Read the room again from the database once the change under way is done.
+
+        Asked again while a reading is under way, it reads once more after it: that reading may have
+        begun before the change that asks.
+        """
+        self._reload_wanted = True
         if self._reloading is None or self._reloading.done():
             self._reloading = asyncio.get_running_loop().create_task(self._reload_locked(), name=f"reload {self.code}")
 
     async def _reload_locked(self) -> None:
-        try:
-            await self._change(self._reload)
-        except (StoreError, RoomError) as error:
-            LOG.warning("room %s: not read again (%s)", self.code, error)
+        while self._reload_wanted:
+            self._reload_wanted = False
+            try:
+                await self._change(self._reload)
+            except (StoreError, RoomError) as error:
+                LOG.warning("room %s: not read again (%s)", self.code, error)
+                return
 
     async def reload(self) -> None:
         """Read the room again from the database, now (the caller does not hold the lock)."""
