@@ -188,12 +188,13 @@ class Connection:
             await self._close_with("bad_frame", RoomError("bad_frame", "web_error_hello_first").message(self.lang))
             return False
         self.lang = "de" if frame.lang is not None and frame.lang.lower().startswith("de") else "en"
+        if self.room.shared:
+            # News from the other processes may be a few milliseconds away (a seat taken, a move made a moment
+            # ago elsewhere): a client that comes, or comes back after its process died, starts from the room
+            # as stored.
+            await self.room.reload()
         if frame.token is not None:
             seat = self.room.seat_of(frame.token)
-            if seat is None and self.room.shared:
-                # The seat may have been taken a moment ago through another process: ask the database once.
-                await self.room.reload()
-                seat = self.room.seat_of(frame.token)
             if seat is None:
                 await self._close_with("bad_token", RoomError("bad_token").message(self.lang))
                 return False

@@ -671,7 +671,10 @@ class Room:
                     self.table.finish_round()
                     self.status = "match_over" if self.table.match.is_over() else "round_over"
                 self._changed(seq)
-            elif not (kind == "move" and self._known(event)):
+            elif kind == "move" and self._known(event):
+                if seq is not None and seq - 1 > self.seq:  # this copy got there by reading: take the number
+                    self._changed(seq)
+            else:
                 await self._reload(seq)
 
         try:
@@ -731,6 +734,10 @@ class Room:
         if row is None or isinstance(row, UnreadableRoom):
             LOG.warning("room %s: cannot be read again: %s", self.code, row.reason if row else "it is gone")
             return
+        if self._same_as(row):  # nothing new: the clients are not sent the same state again
+            if seq is not None and seq - 1 > self.seq:
+                self._changed(seq)
+            return
         fresh = await asyncio.to_thread(Room.restore, row, self.store)
         away = self.table.away if self.table is not None else set()
         self.settings, self.status, self.game_id = fresh.settings, fresh.status, fresh.game_id
@@ -748,6 +755,15 @@ class Room:
                     self.table.stand_in(seat)
         self._changed(seq)
         self.ensure_driver()
+
+    def _same_as(self, row: RoomRow) -> bool:
+        """Whether this copy already is the room as ``row`` stores it (status, seats, game and its moves)."""
+        if row.status != self.status or row.seats != [state.row() for state in self.seats]:
+            return False
+        if not row.games:
+            return self.table is None
+        last = row.games[-1]
+        return self.table is not None and last.id == self.game_id and len(last.moves) == self.table.game.move_count
 
     # -- restoring ------------------------------------------------------------
 
