@@ -87,6 +87,9 @@ class Bus(Protocol):
     async def presence(self, code: str) -> dict[int, int] | None:
         """The connections the other live processes hold, per seat of room ``code`` (None: not known now)."""
 
+    async def presence_of(self, codes: Iterable[str]) -> dict[str, dict[int, int]] | None:
+        """``presence`` of many rooms at once (None: not known now)."""
+
     async def take(self, key: str, rate: float, burst: float, *, count: bool) -> float:
         """Token bucket ``key`` (``rate`` a second, up to ``burst``): the seconds until a token is there
         (0: now); with ``count``, also take one (the bucket may go below 0)."""
@@ -143,6 +146,10 @@ class LocalBus:
     async def presence(self, code: str) -> dict[int, int]:
         """No other process holds connections."""
         return {}
+
+    async def presence_of(self, codes: Iterable[str]) -> dict[str, dict[int, int]]:
+        """No other process holds connections."""
+        return {code: {} for code in codes}
 
     async def take(self, key: str, rate: float, burst: float, *, count: bool) -> float:
         """A token bucket in memory."""
@@ -446,6 +453,26 @@ class RedisBus:
         except (RedisError, OSError) as error:
             self._went_down(f"presence not read: {error}")
             return None
+        return self._seats(counts, live)
+
+    async def presence_of(self, codes: Iterable[str]) -> dict[str, dict[int, int]] | None:
+        """``presence`` of many rooms in one round trip (None: Redis did not answer)."""
+        from redis.exceptions import RedisError
+
+        codes = list(codes)
+        try:
+            async with self._redis.pipeline(transaction=False) as pipe:
+                for code in codes:
+                    pipe.hgetall(f"{PREFIX}presence:{code}")
+                found = await pipe.execute()
+            live = await self._live()
+        except (RedisError, OSError) as error:
+            self._went_down(f"presence not read: {error}")
+            return None
+        return {code: self._seats(counts, live) for code, counts in zip(codes, found, strict=True)}
+
+    def _seats(self, counts: dict[Any, Any], live: set[str]) -> dict[int, int]:
+        """Connections per seat of the other live processes, from a room's stored counts."""
         seats: dict[int, int] = {}
         for field, count in counts.items():
             process, _, seat = str(field).rpartition("|")

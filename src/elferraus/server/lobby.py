@@ -21,6 +21,8 @@ from elferraus.server.schemas import NewRoom
 from elferraus.server.store import RoomRow, Store, StoreError, UnreadableRoom
 
 LOG = logging.getLogger("elferraus.server")
+PRESENCE_EVERY = 4
+"""Rounds of the steward between two readings of every room's presence (a dead process is noticed then)."""
 
 
 class Lobby:
@@ -44,6 +46,8 @@ class Lobby:
         """Rooms being read that other processes changed meanwhile: what was read may be older than the news."""
         self._tasks: set[asyncio.Task[Any]] = set()
         self._steward: asyncio.Task[None] | None = None
+        self._rounds = 0
+        self._readings = 0
 
     async def restore(self) -> None:
         """Bring back every stored room, set its computers playing again, and join the site's news."""
@@ -184,12 +188,22 @@ class Lobby:
             await self._load(code)
 
     async def _count(self, room: Room, seq: int | None = None) -> None:
-        """Read the room's presence on the other processes; counts are read and applied one at a time per room,
-        so an older reading never lands after a newer one."""
-        async with room.counting:
-            counts = await self.bus.presence(room.code)
-            if counts is not None:  # not known just now: the counts as last read stand
-                room.set_elsewhere(counts, seq)
+        """Read the room's presence on the other processes and apply it (unless a later reading came first)."""
+        reading = self._next_reading()
+        counts = await self.bus.presence(room.code)
+        self._apply_counts(room, reading, counts, seq)
+
+    def _next_reading(self) -> int:
+        self._readings += 1
+        return self._readings
+
+    @staticmethod
+    def _apply_counts(room: Room, reading: int, counts: dict[int, int] | None, seq: int | None = None) -> None:
+        # Readings overlap (news of one room, the steward's round over all): an older one never lands after a
+        # newer one. None: Redis did not answer, the counts as last read stand.
+        if counts is not None and reading > room.presence_reading:
+            room.presence_reading = reading
+            room.set_elsewhere(counts, seq)
 
     def _spawn(self, work: Any) -> None:
         task = asyncio.get_running_loop().create_task(work)
@@ -224,9 +238,14 @@ class Lobby:
                 self._spawn(self._take_over(room))
             elif room.code not in held and room.leading:
                 room.follow()
-        for room in list(self.rooms.values()):
-            if room.leading or room.listeners:
-                await self._count(room)
+        self._rounds += 1
+        if self._rounds % PRESENCE_EVERY == 0:
+            # News brings every change of presence at once; this round only notices processes that died.
+            present = [room for room in self.rooms.values() if room.leading or room.listeners]
+            reading = self._next_reading()
+            counts = await self.bus.presence_of(room.code for room in present)
+            for room in present:
+                self._apply_counts(room, reading, None if counts is None else counts.get(room.code, {}))
 
     async def _take_over(self, room: Room) -> None:
         """Lead ``room``: read it again first (news may have been missed), then drive it."""

@@ -189,8 +189,8 @@ class Room:
         """Connections of each seat on the site's other processes."""
         self._reloading: asyncio.Task[None] | None = None
         self._reload_wanted = False
-        self.counting = asyncio.Lock()
-        """Held while the presence on other processes is read and applied (``Lobby._count``)."""
+        self.presence_reading = 0
+        """The number of the newest reading of the presence elsewhere applied (``Lobby._apply_counts``)."""
 
     def new_seed(self) -> int:
         """The seed a new match is dealt from: random, and never told to anybody (a test may replace it)."""
@@ -664,9 +664,10 @@ class Room:
                 assert self.table is not None
                 text = str(event["t"])  # as the record writes it: the seat, the move, a drawn card ("0 draw Y5")
                 seat, _, rest = text.partition(" ")
-                self.table.play(Move.parse(rest.split(" ")[0]), int(seat))
-                if self.table.game.record_moves()[-1] != text:
-                    raise RoomError("stale")  # the same move, another outcome: this copy is not the stored game
+                move, _, drawn = rest.partition(" ")
+                self.table.play(Move.parse(move), int(seat))
+                if drawn and self.table.game.record_moves()[-1] != text:
+                    raise RoomError("stale")  # another card drawn: this copy is not the stored game
                 if self.table.game.is_over():
                     self.table.finish_round()
                     self.status = "match_over" if self.table.match.is_over() else "round_over"
