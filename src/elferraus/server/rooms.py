@@ -163,6 +163,9 @@ class Room:
         self.seq = time.time_ns() // 1000
         """Raised by every change; it starts from the clock (in microseconds) so that it keeps growing
         across restarts, and a move meant for a moment before a restart is always stale."""
+        self.played = self.seq
+        """The ``seq`` of the last change of the game, the seats or the status: a move made at a ``seq`` from
+        here on is current (later changes only said who is online)."""
         self.table: Table | None = None
         self.game_id: int | None = None
         self.listeners: set[Listener] = set()
@@ -213,8 +216,7 @@ class Room:
         if seat is None:
             return
         self.here[seat] += 1
-        self._count_online()
-        self._changed()
+        self._changed(played=self._count_online())
         self.tell_presence(seat, self.here[seat])
 
     def disconnect(self, seat: int | None) -> None:
@@ -222,8 +224,7 @@ class Room:
         if seat is None:
             return
         self.here[seat] = max(0, self.here[seat] - 1)
-        self._count_online()
-        self._changed()
+        self._changed(played=self._count_online())
         self.tell_presence(seat, self.here[seat])
 
     def set_elsewhere(self, counts: dict[int, int], seq: int | None = None) -> None:
@@ -231,11 +232,11 @@ class Room:
         if counts != self.elsewhere:
             LOG.debug("room %s: connections elsewhere %s -> %s", self.code, self.elsewhere, counts)
             self.elsewhere = counts
-            self._count_online()
-            self._changed(seq)
+            self._changed(seq, played=self._count_online())
 
-    def _count_online(self) -> None:
-        """Each seat's connections on the whole site; a person who is back plays for himself again."""
+    def _count_online(self) -> bool:
+        """Each seat's connections on the whole site; a person who is back plays for himself again (then True)."""
+        back = False
         now = time.monotonic()
         for state in self.seats:
             online = self.here[state.seat] + self.elsewhere.get(state.seat, 0)
@@ -245,6 +246,8 @@ class Room:
             if online and self.table is not None and state.seat in self.table.away and self.leading:
                 self.table.come_back(state.seat)
                 self.tell({"k": "away", "s": sorted(self.table.away)})
+                back = True
+        return back
 
     # -- what clients are told ------------------------------------------------
 
@@ -312,15 +315,19 @@ class Room:
             text = texts[key] = "null" if game is None else game_text(game, spectator=spectator, log_from=log_from)
         return room, text
 
-    def _changed(self, seq: int | None = None) -> None:
+    def _changed(self, seq: int | None = None, *, played: bool = True) -> None:
         """Raise ``seq`` and tell every listener; ``seq``: the change is another process's, which numbered it so.
 
         Every process numbers a room's changes from its own clock, and takes over a larger number another
         process gave a change it applies: the processes' numbers for a room meet at each change.
+        ``played``: the game, the seats or the status changed (not only who is online): a move meant for
+        a moment before is stale.
         """
         if seq is not None and seq - 1 > self.seq:
             self.seq = seq - 1
         self.seq += 1
+        if played:
+            self.played = self.seq
         self._wake.set()
         for listener in list(self.listeners):
             listener(self)
@@ -432,7 +439,7 @@ class Room:
                 raise RoomError("not_a_player")
             if self.status != "playing" or self.table is None:
                 raise RoomError("wrong_status", "web_error_not_playing")
-            if seq != self.seq:
+            if not self.played <= seq <= self.seq:  # only who is online changed since is no reason to refuse
                 raise RoomError("stale", seq=seq, current=self.seq)
             try:
                 move = Move.parse(text)
@@ -674,7 +681,7 @@ class Room:
                 self._changed(seq)
             elif kind == "move" and self._known(event):
                 if seq is not None and seq - 1 > self.seq:  # this copy got there by reading: take the number
-                    self._changed(seq)
+                    self._changed(seq, played=False)
             else:
                 await self._reload(seq)
 
@@ -737,7 +744,7 @@ class Room:
             return
         if self._same_as(row):  # nothing new: the clients are not sent the same state again
             if seq is not None and seq - 1 > self.seq:
-                self._changed(seq)
+                self._changed(seq, played=False)
             return
         fresh = await asyncio.to_thread(Room.restore, row, self.store)
         away = self.table.away if self.table is not None else set()
