@@ -320,6 +320,7 @@ def _lay_reading(own: int, code: int) -> tuple[int, int, int]:
     """
     color, rest = divmod(code, NUMBERS)
     number = rest + 1
+    doors: tuple[tuple[int, int], ...]
     if number == ELEVEN:  # a legal 11 always opens its row
         doors = (_door(own, color, ELEVEN - 1, -1), _door(own, color, ELEVEN + 1, 1))
     else:
