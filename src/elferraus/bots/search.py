@@ -113,8 +113,6 @@ class SearchBot(Bot):
         self._undecided = self._undecided_seats(view)
         tracker = self._tracker
         self._styles = read_styles(tracker, view.rules.must_play) if self.reads_styles and tracker else None
-        if self._styles is not None:
-            arguments["weights"] = _weights_by_style(arguments["weights"], self._styles)
         while tally.samples < self.max_samples:
             # Per sample its opponent models, then its seed, in that order from one stream: the schedule of
             # a round is what a search of one sample at a time would draw.
@@ -182,25 +180,6 @@ class SearchBot(Bot):
             "ends_after_draw": rules.after_draw == "end",
             "policies": (POLICY_MEDIUM,) * view.players,
         }
-
-
-def _weights_by_style(
-    weights: Sequence[tuple[float, ...] | None], styles: Sequence[tuple[float, ...] | None]
-) -> tuple[tuple[float, ...] | None, ...]:
-    """The sampling weights of each seat's cards, trusted as far as he lays whatever he can.
-
-    A sighting (he drew or ended his turn while those cards fit) says he holds none of them only of a
-    player who lays whatever he can (the first style); a blocker draws while holding cards that fit.
-    So a weight ``w`` becomes ``1 - g * (1 - w)`` with ``g`` his chance of laying whatever he can.
-    """
-    out: list[tuple[float, ...] | None] = []
-    for row, chances in zip(weights, styles, strict=True):
-        if row is None or chances is None:
-            out.append(row)
-            continue
-        trust = chances[0]
-        out.append(tuple(1.0 - trust * (1.0 - weight) for weight in row))
-    return tuple(out)
 
 
 class _PairedTally:
