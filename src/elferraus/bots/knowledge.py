@@ -78,10 +78,6 @@ class Tracker:
     """Per seat: how many of his finished turns were of each :func:`turn_kind` (the forced opening aside)."""
     _suspect: list[int] = field(default_factory=list)
     """Per seat: cards that fit at his passes since his last draw."""
-    _could_lay: list[int] = field(default_factory=list)
-    """Per seat: cards that fit whenever he chose not to lay (a pass, or a draw before laying anything)."""
-    _after_draw: bool = False
-    """True when the last action was a draw (a lay now is of the drawn card)."""
     _turn_seat: int = -1
     _turn_laid: int = 0
     _turn_drew: bool = False
@@ -112,8 +108,6 @@ class Tracker:
         self.holdbacks = [0] * self.players
         self.turn_kinds = [[0] * TURN_KINDS for _ in range(self.players)]
         self._suspect = [0] * self.players
-        self._could_lay = [0] * self.players
-        self._after_draw = False
         self._turn_seat = -1
         self._turn_laid = 0
         self._turn_drew = False
@@ -143,8 +137,6 @@ class Tracker:
             self._turn_opening = not self.rows
             self.turns[seat] += 1
         if action == "draw":
-            if not self._turn_laid and not self._turn_drew:
-                self._could_lay[seat] |= fit_mask_of_rows(self.rows, self.colors)
             if not self._turn_laid and not self._turn_drew and seat != self.seat:
                 self._sight(seat)
                 self.drew_first[seat] += 1
@@ -160,15 +152,11 @@ class Tracker:
                 self.keeps[seat] += 1  # he could have drawn again, so the drawn card fit: he kept it
                 self._turn_kept = True
             self._suspect[seat] |= fit_mask_of_rows(self.rows, self.colors)
-            self._could_lay[seat] |= fit_mask_of_rows(self.rows, self.colors)
         else:
             color_order = "RYGB".index(action[0])
             number = int(action[1:])
             if self._suspect[seat] >> card_index(color_order, number) & 1:
                 self.holdbacks[seat] += 1
-            # A card that fit when he chose not to lay, and not the card he just drew: he held it back (or
-            # drew it since and kept it). A player who lays whatever he can never does either.
-            if self._could_lay[seat] >> card_index(color_order, number) & 1 and not self._after_draw:
                 self._turn_held_back = True
             row = self.rows.get(color_order)
             if row is None:
@@ -178,7 +166,6 @@ class Tracker:
                 low, high = row
                 self.rows[color_order] = (min(low, number), max(high, number))
             self._turn_laid += 1
-        self._after_draw = action == "draw"
 
     def _end_turn(self) -> None:
         """Count the turn that just ended by its kind (not the game's opening, which is forced)."""
