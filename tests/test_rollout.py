@@ -10,7 +10,9 @@
 - Sampling: exact counts, no card of weight 0 to a seat that can be
   avoided, uniform without weights (a loose chi-square bound, fixed seeds).
 - The medium policy scores lays as :mod:`elferraus.bots.medium` does with
-  perfect information.
+  perfect information; the blocking policies make the moves of
+  :mod:`elferraus.bots.blocking`'s players, move for move to the end of games
+  from seeded random positions under every rules preset.
 - Bad arguments raise ValueError with the same message in both.
 
 Without a built ``_core`` the C side is skipped, unless the environment
@@ -28,10 +30,12 @@ import pytest
 
 from elferraus import Game, Rules, rollout
 from elferraus._pystate import PyState
-from elferraus.bots import medium
+from elferraus.bots import Bot, blocking, medium
+from elferraus.bots.blocking import BlockerBot, OneLayBot, TightBlockerBot
 from elferraus.cards import ELEVEN, NUMBERS
 from elferraus.moves import DRAW, DRAW_CODE, LAYS, PASS, PASS_CODE, Move
 from elferraus.rollout import simulation as rollout_simulation
+from elferraus.rollout.simulation import POLICIES, POLICY_BLOCKER, POLICY_ONE_LAY, POLICY_TIGHT_BLOCKER
 
 try:
     from elferraus import _core
@@ -136,8 +140,8 @@ def _search_cases(rules_name: str, count: int) -> list[dict[str, Any]]:
             continue
         rng = random.Random(seed)
         args = _root(game)
-        kind = seed % 4  # all random, all greedy, all medium, mixed
-        policies = tuple(rng.randrange(3) if kind == 3 else kind for _ in range(players))
+        kind = seed % (len(POLICIES) + 1)  # every seat the same policy, or each a random one
+        policies = tuple(rng.choice(POLICIES) if kind == len(POLICIES) else kind for _ in range(players))
         args.update(
             weights=_weights(rng, players) if seed % 2 else (None,) * players,
             candidates=tuple(move.code for move in game.legal_moves()),
@@ -241,7 +245,7 @@ def test_playout_same_in_c_and_python(rules_name: str) -> None:
 
 
 @pytest.mark.parametrize("players", PLAYERS)
-@pytest.mark.parametrize("policy", [0, 1, 2])
+@pytest.mark.parametrize("policy", POLICIES)
 def test_random_playouts_same_in_c_and_python(players: int, policy: int) -> None:
     core = _need_core()
     for seed in (0, 1, -3, 1 << 70):
@@ -571,6 +575,65 @@ def test_medium_scores_match_the_bot() -> None:
 
 
 # ---------------------------------------------------------------------------
+# The blocking policies are bots.blocking's players, move for move
+
+BLOCKING_BOTS: dict[int, type[Bot]] = {
+    POLICY_BLOCKER: BlockerBot,
+    POLICY_TIGHT_BLOCKER: TightBlockerBot,
+    POLICY_ONE_LAY: OneLayBot,
+}
+
+
+def _blocking_table(rules_name: str, count: int) -> list[tuple[Game, tuple[int, ...]]]:
+    """Seeded random positions, each seat given one of the blocking policies at random."""
+    rules = RULE_SETS[rules_name]
+    tables = []
+    seed = 0
+    while len(tables) < count:
+        seed += 1
+        game = _random_game(rules, PLAYERS[seed % len(PLAYERS)], seed * 104729 + len(rules_name))
+        if game is None:
+            continue
+        rng = random.Random(seed)
+        tables.append((game, tuple(rng.choice(tuple(BLOCKING_BOTS)) for _ in range(game.players))))
+    return tables
+
+
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
+@pytest.mark.parametrize("rules_name", RULE_SETS)
+def test_blocking_policies_play_as_the_bots(implementation: str, rules_name: str) -> None:
+    """A playout from a real position (every hand and the pile as they are) makes exactly the moves that
+    the bots of ``bots.blocking`` make from their own views, to the end of the game."""
+    impl = _impl(implementation)
+    assert rollout_simulation.LEAD_GAP == blocking.LEAD_GAP
+    decisions = 0
+    for game, policies in _blocking_table(rules_name, 40):
+        laid, draws, last = game._phase()
+        full = {
+            "hands": tuple(game._hand_mask(seat) for seat in range(game.players)),
+            "pile": tuple(game._pile_indices()),
+            "turn": game.turn,
+            "fit": game._fit_mask(),
+            "laid": laid,
+            "draws": draws,
+            "last_drawn": last,
+            **_rules_args(game.rules),
+            "policies": policies,
+            "seed": 0,
+        }
+        bots = [BLOCKING_BOTS[policy](seat) for seat, policy in enumerate(policies)]
+        expected = []
+        while not game.is_over():
+            view = game.view(game.turn)
+            move = bots[game.turn].choose(view)
+            decisions += len(view.legal) > 1
+            expected.append(move.code)
+            game.push(move)
+        assert impl.playout(**full) == expected, policies
+    assert decisions > 1000
+
+
+# ---------------------------------------------------------------------------
 # Bad arguments
 
 
@@ -613,7 +676,7 @@ def _bad_cases() -> list[tuple[str, dict[str, Any], str]]:
         ("weights row", {"weights": row((1.0,) * 79)}, "80 entries"),
         ("negative weight", {"weights": row((-1.0,) * 80)}, "finite and >= 0"),
         ("nan weight", {"weights": row((float("nan"),) * 80)}, "finite and >= 0"),
-        ("policy id", {"policies": (2, 2, 3)}, "a policy must be"),
+        ("policy id", {"policies": (2, 2, len(POLICIES))}, "a policy must be"),
         ("policies length", {"policies": (2, 2)}, "one entry per seat"),
         ("samples", {"samples": 0}, "samples must be at least 1"),
         ("colors", {"colors": 5}, "colors must be 1-4"),
@@ -659,7 +722,7 @@ def test_bad_argument_types(implementation: str) -> None:
     with pytest.raises(ValueError, match="players must be 2-6"):
         impl.random_playouts(1, 7, 0)
     with pytest.raises(ValueError, match="a policy must be"):
-        impl.random_playouts(1, 4, 0, 3)
+        impl.random_playouts(1, 4, 0, len(POLICIES))
     full = _full_position(_valid_args())
     with pytest.raises(ValueError, match="a card is in two places"):
         impl.playout(**(full | {"pile": (*full["pile"], full["pile"][0])}))

@@ -131,8 +131,8 @@ int er_policies_arg(PyObject *value, int players, int8_t *out) {
         return -1;
     }
     for (int i = 0; i < players; i++) {
-        if (items[i] < POLICY_RANDOM || items[i] > POLICY_MEDIUM) {
-            PyErr_Format(PyExc_ValueError, "a policy must be 0 (random), 1 (greedy) or 2 (medium), not %lld",
+        if (items[i] < POLICY_RANDOM || items[i] > POLICY_LAST) {
+            PyErr_Format(PyExc_ValueError, "a policy must be " POLICY_NAMES ", not %lld",
                          items[i]);
             return -1;
         }

@@ -1,5 +1,5 @@
 /* The playout engine: a game_t played to its end without Python objects,
- * allocation or the GIL, by the random, greedy and medium policies, with
+ * allocation or the GIL, by the random, greedy, medium and blocking policies, with
  * the rules of core.h (er_legal_codes, er_apply) that the state uses too.
  * Exactly the playouts of elferraus/rollout/ (the reference).
  */
@@ -15,6 +15,8 @@
 #define WEIGHT_CLOSE 160
 #define CLOSE_COUNT 3
 #define SHORT_HAND 2
+/* bots.blocking.LEAD_GAP: the longest gap a blocker's lay towards its own cards may open */
+#define LEAD_GAP 2
 
 /* The playouts' legal move codes (room for MAX_LEGAL in `codes`): the state's rules, except
    at the opening (ER_OPEN_OWN: the lowest 11 of the mover's own hand, none if he holds no 11). */
@@ -138,6 +140,93 @@ static int medium_choose(const game_t *g, const int8_t *codes, int n) {
     return best;
 }
 
+/* bots.blocking's door from number `start` outward in the row `own` (bit number - 1): the cards
+   not in `own` up to the first own card (*gap), then the run of own cards there (*unlocks). */
+static void door(uint32_t own, int start, int step, int *gap, int *unlocks) {
+    int number = start;
+    while (number >= 1 && number <= NUMBERS && !(own >> (number - 1) & 1)) {
+        ++*gap;
+        number += step;
+    }
+    int run = 0;
+    while (number >= 1 && number <= NUMBERS && (own >> (number - 1) & 1)) {
+        run++;
+        number += step;
+    }
+    *unlocks += run;
+}
+
+/* A lay read as bots.blocking reads it: returns its sort key (frees * 64 - unlocks; ties: the lower
+   code); *leads: every door is free or leads to own cards within LEAD_GAP; *frees_nothing: it frees nothing. */
+static int lay_reading(mask_t own, int code, int *leads, int *frees_nothing) {
+    int color = code / NUMBERS, number = code % NUMBERS + 1;
+    uint32_t row = row_bits(own, color);
+    int frees = 0, unlocks = 0;
+    *leads = 1;
+    int starts[2], steps[2], doors = 0;
+    if (number == ELEVEN) { /* a legal 11 always opens its row */
+        starts[0] = ELEVEN - 1, steps[0] = -1;
+        starts[1] = ELEVEN + 1, steps[1] = 1;
+        doors = 2;
+    }
+    else {
+        steps[0] = number < ELEVEN ? -1 : 1;
+        starts[0] = number + steps[0];
+        doors = 1;
+    }
+    for (int d = 0; d < doors; d++) {
+        int gap = 0, run = 0;
+        door(row, starts[d], steps[d], &gap, &run);
+        if (gap && !(run && gap <= LEAD_GAP)) {
+            *leads = 0;
+        }
+        frees += gap;
+        unlocks += run;
+    }
+    *frees_nothing = frees == 0;
+    return frees * 64 - unlocks;
+}
+
+/* bots.blocking's BlockerBot, TightBlockerBot and OneLayBot: they read only their own hand and the table. */
+static int blocking_choose(const game_t *g, const int8_t *codes, int n, int policy) {
+    if (n == 1) {
+        return codes[0];
+    }
+    int last = codes[n - 1]; /* draw or pass when the rules let the mover lay nothing, else a lay */
+    if (policy == POLICY_ONE_LAY && g->laid && last == PASS_CODE) {
+        return PASS_CODE;
+    }
+    if (codes[0] < 0) {
+        return last;
+    }
+    int seat = g->to_move;
+    mask_t own = g->hands[seat];
+    int best = -1, best_key = 0, accepted = -1, accepted_key = 0;
+    for (int i = 0; i < n && codes[i] >= 0; i++) {
+        int leads, frees_nothing;
+        int key = lay_reading(own, codes[i], &leads, &frees_nothing);
+        if (best < 0 || key < best_key) {
+            best = codes[i];
+            best_key = key;
+        }
+        if ((policy == POLICY_TIGHT_BLOCKER ? frees_nothing : leads) && (accepted < 0 || key < accepted_key)) {
+            accepted = codes[i];
+            accepted_key = key;
+        }
+    }
+    if (policy == POLICY_ONE_LAY) {
+        return best;
+    }
+    int goes_out = g->draws && !g->laid && g->ends_after_draw ? g->counts[seat] == 1 : can_go_out(own, g->fit);
+    if (goes_out) {
+        return best;
+    }
+    if (accepted >= 0) {
+        return accepted;
+    }
+    return last < 0 ? last : best;
+}
+
 /* Play `g` to the end. Adds the actions to *actions; records them in
    `trace` (room for MAX_ACTIONS) unless NULL. */
 int er_sim_run(game_t *g, const int8_t *policies, splitmix_t *rng, long long *actions, int8_t *trace) {
@@ -159,8 +248,11 @@ int er_sim_run(game_t *g, const int8_t *policies, splitmix_t *rng, long long *ac
         else if (policies[g->to_move] == POLICY_GREEDY) {
             code = codes[0];
         }
-        else {
+        else if (policies[g->to_move] == POLICY_MEDIUM) {
             code = medium_choose(g, codes, n);
+        }
+        else {
+            code = blocking_choose(g, codes, n, policies[g->to_move]);
         }
         er_apply(g, code);
         if (trace) {

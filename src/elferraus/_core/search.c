@@ -589,8 +589,8 @@ PyObject *er_random_playouts(PyObject *Py_UNUSED(module), PyObject *args, PyObje
     if (policy_arg && er_ll_arg(policy_arg, "an item of policies", &policy) < 0) {
         return NULL;
     }
-    if (policy < POLICY_RANDOM || policy > POLICY_MEDIUM) {
-        PyErr_Format(PyExc_ValueError, "a policy must be 0 (random), 1 (greedy) or 2 (medium), not %lld", policy);
+    if (policy < POLICY_RANDOM || policy > POLICY_LAST) {
+        PyErr_Format(PyExc_ValueError, "a policy must be " POLICY_NAMES ", not %lld", policy);
         return NULL;
     }
     if (er_seed_arg(seed_obj, &seed) < 0) {

@@ -13,6 +13,7 @@ makes the mark weaker, since the card may have come off the pile.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from elferraus.cards import ELEVEN, NUMBERS, fit_mask_of_rows, mask_of
@@ -20,6 +21,20 @@ from elferraus.view import SeatView
 
 SIGHTING_WEIGHT = 0.15
 """Relative chance that a seat holds a card it was seen not to play."""
+
+
+TURN_KINDS = 16
+"""How many kinds of finished turns :func:`turn_kind` tells apart."""
+
+
+def turn_kind(*, drew_first: bool, kept: bool, lays: int, opened: bool, held_back: bool) -> int:
+    """What a finished turn of another seat showed, as one number below :data:`TURN_KINDS`.
+
+    Its course (drew first and kept a drawn card that fit; drew first otherwise; laid one card and ended;
+    laid two or more), whether it opened a row, and whether it laid a card it had held back.
+    """
+    course = (1 if not kept else 0) if drew_first else (2 if lays <= 1 else 3)
+    return course * 4 + opened * 2 + held_back
 
 
 def card_index(color_order: int, number: int) -> int:
@@ -59,12 +74,19 @@ class Tracker:
     """Per seat: how often he laid a card that already fit when he last ended a turn with
     pass, without drawing in between: he held it back. Again never seen of a player who
     lays whatever he can."""
+    turn_kinds: list[list[int]] = field(default_factory=list)
+    """Per seat: how many of his finished turns were of each :func:`turn_kind` (the forced opening aside)."""
     _suspect: list[int] = field(default_factory=list)
     """Per seat: cards that fit at his passes since his last draw."""
     _turn_seat: int = -1
     _turn_laid: int = 0
     _turn_drew: bool = False
     _turn_draws: int = 0
+    _turn_first_draw: bool = False
+    _turn_kept: bool = False
+    _turn_opened: bool = False
+    _turn_held_back: bool = False
+    _turn_opening: bool = False
 
     @staticmethod
     def following(view: SeatView, current: Tracker | None) -> Tracker:
@@ -84,6 +106,7 @@ class Tracker:
         self.turns = [0] * self.players
         self.keeps = [0] * self.players
         self.holdbacks = [0] * self.players
+        self.turn_kinds = [[0] * TURN_KINDS for _ in range(self.players)]
         self._suspect = [0] * self.players
         self._turn_seat = -1
         self._turn_laid = 0
@@ -92,9 +115,12 @@ class Tracker:
 
     def update(self, view: SeatView) -> None:
         """Take in the moves of ``view`` not seen yet."""
-        moves = view.moves
+        self.follow(view.moves, view.pile)
+
+    def follow(self, moves: Sequence[str], pile: int) -> None:
+        """Take in the public ``moves`` (a game's history, as a view shows it) not seen yet; ``pile``: its size now."""
         if len(moves) < self.seen or not self.sightings:
-            initial_pile = view.pile + sum(1 for text in moves if " draw" in text)
+            initial_pile = pile + sum(1 for text in moves if " draw" in text)
             self.reset(initial_pile)
         for text in moves[self.seen :]:
             self._apply(text)
@@ -104,7 +130,11 @@ class Tracker:
         seat_text, action, *_ = text.split()
         seat = int(seat_text)
         if seat != self._turn_seat:
+            self._end_turn()
             self._turn_seat, self._turn_laid, self._turn_drew, self._turn_draws = seat, 0, False, 0
+            self._turn_first_draw = action == "draw"
+            self._turn_kept = self._turn_opened = self._turn_held_back = False
+            self._turn_opening = not self.rows
             self.turns[seat] += 1
         if action == "draw":
             if not self._turn_laid and not self._turn_drew and seat != self.seat:
@@ -120,19 +150,35 @@ class Tracker:
                 self._sight(seat)
             elif self._turn_draws and self._turn_draws < self.max_draws and self.pile > 0:
                 self.keeps[seat] += 1  # he could have drawn again, so the drawn card fit: he kept it
+                self._turn_kept = True
             self._suspect[seat] |= fit_mask_of_rows(self.rows, self.colors)
         else:
             color_order = "RYGB".index(action[0])
             number = int(action[1:])
             if self._suspect[seat] >> card_index(color_order, number) & 1:
                 self.holdbacks[seat] += 1
+                self._turn_held_back = True
             row = self.rows.get(color_order)
             if row is None:
+                self._turn_opened = True
                 self.rows[color_order] = (number, number)
             else:
                 low, high = row
                 self.rows[color_order] = (min(low, number), max(high, number))
             self._turn_laid += 1
+
+    def _end_turn(self) -> None:
+        """Count the turn that just ended by its kind (not the game's opening, which is forced)."""
+        if self._turn_seat < 0 or self._turn_opening:
+            return
+        kind = turn_kind(
+            drew_first=self._turn_first_draw,
+            kept=self._turn_kept,
+            lays=self._turn_laid,
+            opened=self._turn_opened,
+            held_back=self._turn_held_back,
+        )
+        self.turn_kinds[self._turn_seat][kind] += 1
 
     def _sight(self, seat: int) -> None:
         marks = self.sightings[seat]

@@ -28,6 +28,7 @@ from elferraus import core
 from elferraus.bots.base import Bot
 from elferraus.bots.knowledge import Knowledge, Tracker
 from elferraus.bots.medium import MediumBot, can_go_out
+from elferraus.bots.styles import draw_policy, read_styles
 from elferraus.moves import Move
 from elferraus.rules import Rules
 from elferraus.view import SeatView
@@ -68,6 +69,9 @@ class SearchBot(Bot):
     """How many standard errors the best move must lead by to stop early."""
     indifference = 0.03
     """A lead in win rate too small to be worth more samples."""
+    reads_styles = False
+    """True: each opponent's playout policy is drawn from what his turns show of his style
+    (:mod:`elferraus.bots.styles`); False: greedy or medium, by whether he was seen holding a card back."""
 
     def __init__(self, seed: int = 0) -> None:
         super().__init__(seed)
@@ -77,6 +81,7 @@ class SearchBot(Bot):
         """Its tie-break and going-out moves; it decides on this bot's own knowledge."""
         self._search_rounds = _rounds_function()
         self._undecided: tuple[bool, ...] = ()
+        self._styles: tuple[tuple[float, ...] | None, ...] | None = None
 
     def start_game(self, seat: int, players: int, rules: Rules) -> None:
         """Forget the last game."""
@@ -106,6 +111,8 @@ class SearchBot(Bot):
         arguments = self._arguments(view, knowledge)
         del arguments["policies"]  # each sample draws its own (the schedule)
         self._undecided = self._undecided_seats(view)
+        tracker = self._tracker
+        self._styles = read_styles(tracker, view.rules.must_play) if self.reads_styles and tracker else None
         while tally.samples < self.max_samples:
             # Per sample its opponent models, then its seed, in that order from one stream: the schedule of
             # a round is what a search of one sample at a time would draw.
@@ -126,8 +133,11 @@ class SearchBot(Bot):
         drawn card that fit, or laying a card that already fit when he ended an
         earlier turn): a player who lays whatever he can never does either.
         Over the samples this mixes the two models by what the opponent showed.
+        A player that reads styles draws each opponent's policy from his posterior instead.
         """
         rng = self._rng
+        if self._styles is not None:
+            return tuple(POLICY_MEDIUM if chances is None else draw_policy(chances, rng) for chances in self._styles)
         return tuple(
             POLICY_GREEDY if undecided and rng.random() < GREEDY_PRIOR else POLICY_MEDIUM
             for undecided in self._undecided
@@ -231,8 +241,10 @@ class HardBot(SearchBot):
 
 
 class ExpertBot(SearchBot):
-    """Up to 4,000 samples per real decision, and more certainty before it stops early."""
+    """Up to 4,000 samples per real decision, and more certainty before it stops early; it reads the
+    others' styles from their turns and plays each sample out with a style drawn for each of them."""
 
     name = "expert"
     max_samples = 4000
     confidence = 3.5
+    reads_styles = True

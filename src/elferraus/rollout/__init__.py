@@ -108,18 +108,46 @@ information); ties go to the lowest card index.
   {100, 160, 60, 96}): this makes the same decisions as the floating-point
   formula (no two different scores are closer than 0.04 and none equals a
   threshold) and the same in C and Python by construction.
+- ``3`` blocker, ``4`` tight-blocker, ``5`` one-lay: the players of
+  :mod:`elferraus.bots.blocking`, which read only their own hand and the
+  table, so perfect information changes nothing for them. Each legal lay
+  opens one *door* (two for an 11, which always opens its row) beyond the
+  card: its *gap* is the run of numbers outward not in the mover's hand, its
+  *unlocks* the run of the mover's own cards right after. Lays are ordered
+  by the gaps' sum, then the most unlocked, then the lowest index.
+  one-lay passes once it has laid this turn, else lays the first lay, else
+  draws or passes. blocker and tight-blocker lay the first lay when the
+  mover can lay its whole hand this turn (in the phase after a draw with
+  ``ends_after_draw``: when it holds one card); else the first lay they
+  accept (blocker: every door has gap 0, or gap at most ``LEAD_GAP`` (2)
+  before an own card; tight-blocker: every gap is 0); else they draw or
+  pass when that is legal, else lay the first lay. Under ``must_play`` that
+  is the must-play version of each style: the legal moves leave it no
+  other choice.
 """
 
 from __future__ import annotations
 
 from elferraus.rollout.search import playout, random_playouts, sample_deals, search, search_rounds
-from elferraus.rollout.simulation import MAX_ACTIONS, POLICY_GREEDY, POLICY_MEDIUM, POLICY_RANDOM, SplitMix64
+from elferraus.rollout.simulation import (
+    MAX_ACTIONS,
+    POLICY_BLOCKER,
+    POLICY_GREEDY,
+    POLICY_MEDIUM,
+    POLICY_ONE_LAY,
+    POLICY_RANDOM,
+    POLICY_TIGHT_BLOCKER,
+    SplitMix64,
+)
 
 __all__ = [
     "MAX_ACTIONS",
+    "POLICY_BLOCKER",
     "POLICY_GREEDY",
     "POLICY_MEDIUM",
+    "POLICY_ONE_LAY",
     "POLICY_RANDOM",
+    "POLICY_TIGHT_BLOCKER",
     "SplitMix64",
     "playout",
     "random_playouts",

@@ -19,6 +19,7 @@ from elferraus.rollout.simulation import (
     MAX_TURN_COUNT,
     MIN_SEATS,
     POLICIES,
+    POLICY_NAMES,
     POLICY_RANDOM,
     Simulation,
     SplitMix64,
@@ -71,7 +72,7 @@ def _policies(policies: object, players: int) -> tuple[int, ...]:
         raise ValueError(f"policies must have one entry per seat ({players}), not {len(values)}")
     for value in values:
         if value not in POLICIES:
-            raise ValueError(f"a policy must be 0 (random), 1 (greedy) or 2 (medium), not {value}")
+            raise ValueError(f"a policy must be {POLICY_NAMES}, not {value}")
     return values
 
 
@@ -342,7 +343,7 @@ def search(
     matters); otherwise it may be -1 or any card. ``candidates`` are move
     codes, each legal now (duplicates are allowed: each gets its own
     results); ``policies[s]`` is seat ``s``'s playout policy (0 random,
-    1 greedy, 2 medium).
+    1 greedy, 2 medium, 3 blocker, 4 tight-blocker, 5 one-lay).
 
     Returns ``([(wins, playouts, penalty_sum) per candidate], determinizations)``:
     how often ``seat`` won after each candidate, in how many playouts, and

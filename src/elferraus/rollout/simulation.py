@@ -14,7 +14,11 @@ from elferraus.moves import DRAW_CODE, PASS_CODE
 POLICY_RANDOM = 0
 POLICY_GREEDY = 1
 POLICY_MEDIUM = 2
-POLICIES = (POLICY_RANDOM, POLICY_GREEDY, POLICY_MEDIUM)
+POLICY_BLOCKER = 3
+POLICY_TIGHT_BLOCKER = 4
+POLICY_ONE_LAY = 5
+POLICIES = (POLICY_RANDOM, POLICY_GREEDY, POLICY_MEDIUM, POLICY_BLOCKER, POLICY_TIGHT_BLOCKER, POLICY_ONE_LAY)
+POLICY_NAMES = "0 (random), 1 (greedy), 2 (medium), 3 (blocker), 4 (tight-blocker) or 5 (one-lay)"
 
 MAX_ACTIONS = 10_000
 """Actions after which a playout is abandoned with RuntimeError (a game always ends long before)."""
@@ -40,6 +44,8 @@ _CLOSE_COUNT = 3
 _SHORT_HAND = 2  # the mover holds <= 2 cards: weight * 0.6
 
 _NUMBER = tuple(index % NUMBERS + 1 for index in range(DECK))
+
+LEAD_GAP = 2  # bots.blocking.LEAD_GAP: the longest gap a blocker's lay towards its own cards may open
 
 
 def elevens_of(colors: int) -> int:
@@ -292,6 +298,75 @@ def _medium(sim: Simulation, legal: list[int]) -> int:
     return best
 
 
+def _door(own: int, color: int, start: int, step: int) -> tuple[int, int]:
+    """(gap, unlocks) of a door of ``bots.blocking``: cards not in ``own`` from ``start`` outward, then own ones."""
+    base = color * NUMBERS - 1
+    gap = 0
+    number = start
+    while 1 <= number <= NUMBERS and not own >> (base + number) & 1:
+        gap += 1
+        number += step
+    unlocks = 0
+    while 1 <= number <= NUMBERS and own >> (base + number) & 1:
+        unlocks += 1
+        number += step
+    return gap, unlocks
+
+
+def _lay_reading(own: int, code: int) -> tuple[int, int, int]:
+    """A lay read as ``bots.blocking`` reads it: (order key packed as frees, unlocks; accepts-blocker; accepts-tight).
+
+    Returns ``(frees * 64 - unlocks, blocker_accepts, tight_accepts)``; the sort key is that and the code.
+    """
+    color, rest = divmod(code, NUMBERS)
+    number = rest + 1
+    doors: tuple[tuple[int, int], ...]
+    if number == ELEVEN:  # a legal 11 always opens its row
+        doors = (_door(own, color, ELEVEN - 1, -1), _door(own, color, ELEVEN + 1, 1))
+    else:
+        step = -1 if number < ELEVEN else 1
+        doors = (_door(own, color, number + step, step),)
+    frees = sum(gap for gap, _ in doors)
+    unlocks = sum(run for _, run in doors)
+    leads = all(gap == 0 or (run > 0 and gap <= LEAD_GAP) for gap, run in doors)
+    return frees * 64 - unlocks, int(leads), int(frees == 0)
+
+
+def _blocking(sim: Simulation, legal: list[int], policy: int) -> int:
+    """``bots.blocking``'s BlockerBot, TightBlockerBot and OneLayBot (they read only their own hand and the table)."""
+    if len(legal) == 1:
+        return legal[0]
+    last = legal[-1]  # draw or pass when the rules let the mover lay nothing, else a lay
+    if policy == POLICY_ONE_LAY and sim.laid and last == PASS_CODE:
+        return PASS_CODE
+    if legal[0] < 0:
+        return last
+    own = sim.hands[sim.to_move]
+    best = -1
+    best_key = 0
+    accepted = -1
+    accepted_key = 0
+    for code in legal:
+        if code < 0:
+            break
+        key, leads, free = _lay_reading(own, code)
+        if best < 0 or key < best_key:
+            best, best_key = code, key
+        if (free if policy == POLICY_TIGHT_BLOCKER else leads) and (accepted < 0 or key < accepted_key):
+            accepted, accepted_key = code, key
+    if policy == POLICY_ONE_LAY:
+        return best
+    if sim.draws and not sim.laid and sim.ends_after_draw:
+        goes_out = sim.counts[sim.to_move] == 1
+    else:
+        goes_out = _can_go_out(own, sim.fit)
+    if goes_out:
+        return best
+    if accepted >= 0:
+        return accepted
+    return last if last < 0 else best
+
+
 def run_playout(sim: Simulation, policies: Sequence[int], rng: SplitMix64, moves: list[int] | None = None) -> int:
     """Play ``sim`` to the end; returns the number of actions (appends them to ``moves``)."""
     actions = 0
@@ -306,8 +381,10 @@ def run_playout(sim: Simulation, policies: Sequence[int], rng: SplitMix64, moves
             code = legal[rng.below(len(legal))]
         elif policy == POLICY_GREEDY:
             code = legal[0]
-        else:
+        elif policy == POLICY_MEDIUM:
             code = _medium(sim, legal)
+        else:
+            code = _blocking(sim, legal, policy)
         sim.push(code)
         if moves is not None:
             moves.append(code)

@@ -1,0 +1,145 @@
+"""Reading the others' styles from their public turns.
+
+A seat sees of each other seat only what he did: each finished turn is one
+of :data:`~elferraus.bots.knowledge.TURN_KINDS` kinds (drew first and kept a
+drawn card that fit, drew first otherwise, laid one card and ended, laid
+more; opened a row or not; laid a card he had held back or not), counted by
+the :class:`~elferraus.bots.knowledge.Tracker`. Each style of play makes
+each kind of turn with its own frequency (:data:`TURN_KIND_SHARES`, measured
+by :func:`measure_turn_kinds` in playouts of tables of mixed styles), so the
+counts give a posterior over the styles by Bayes' rule. The turns of one
+player are not independent of each other (his hand carries over), so the
+evidence is tempered (:data:`EVIDENCE_WEIGHT`), and the prior is close to
+what ``expert`` assumed before it read styles: most players lay whatever
+they can.
+
+A style is also a playout policy of :mod:`elferraus.rollout`; the search
+draws each opponent's policy from his posterior, per sample. Under
+``must_play`` rules each policy is the must-play version of its style: the
+playout's legal moves leave it no other choice.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Sequence
+
+from elferraus.bots.base import Bot
+from elferraus.bots.baseline import GreedyBot
+from elferraus.bots.blocking import BlockerBot, OneLayBot, TightBlockerBot
+from elferraus.bots.knowledge import TURN_KINDS, Tracker
+from elferraus.bots.medium import MediumBot
+from elferraus.game import Game
+from elferraus.rollout.simulation import (
+    POLICY_BLOCKER,
+    POLICY_GREEDY,
+    POLICY_MEDIUM,
+    POLICY_ONE_LAY,
+    POLICY_TIGHT_BLOCKER,
+)
+from elferraus.rules import Rules
+
+STYLES = ("greedy", "medium", "blocker", "tight-blocker", "one-lay")
+"""The styles told apart, in the order of every table here."""
+STYLE_POLICIES = (POLICY_GREEDY, POLICY_MEDIUM, POLICY_BLOCKER, POLICY_TIGHT_BLOCKER, POLICY_ONE_LAY)
+"""The playout policy of each style."""
+PRIOR = (0.75, 0.13, 0.06, 0.03, 0.03)
+"""Before a player has shown anything: mostly one who lays whatever he can."""
+EVIDENCE_WEIGHT = 1.0
+"""How much one turn counts (turns of one player are not independent: his hand carries over)."""
+SMOOTHING = 0.5
+"""Added to each count of a measured table before it is made a share (no kind is impossible)."""
+
+# Turns of each kind per style, in games of 4 players from random deals, every seat a random style:
+# measure_turn_kinds(games=4000, seed=1, must_play=False / True).
+_CLASSIC_COUNTS: tuple[tuple[int, ...], ...] = (
+    (0, 0, 0, 0, 6285, 0, 789, 0, 42544, 0, 385, 0, 11186, 0, 947, 0),
+    (180, 0, 0, 0, 5801, 0, 745, 0, 38328, 7079, 452, 67, 7411, 302, 779, 120),
+    (853, 0, 0, 0, 5784, 0, 261, 0, 35322, 14735, 169, 1534, 5911, 300, 158, 420),
+    (1505, 0, 0, 0, 6637, 0, 52, 0, 32027, 25618, 34, 2183, 3428, 133, 15, 294),
+    (0, 0, 0, 0, 3699, 0, 571, 0, 44134, 19131, 868, 686, 0, 0, 0, 0),
+)
+_MUST_PLAY_COUNTS: tuple[tuple[int, ...], ...] = (
+    (0, 0, 0, 0, 10937, 0, 1130, 0, 24691, 0, 344, 0, 12707, 0, 988, 0),
+    (0, 0, 0, 0, 8047, 0, 869, 0, 26132, 6618, 436, 75, 8020, 28, 827, 45),
+    (0, 0, 0, 0, 6300, 0, 731, 0, 28879, 11362, 675, 670, 5152, 0, 241, 61),
+    (0, 0, 0, 0, 5511, 0, 681, 0, 30349, 16581, 744, 710, 2449, 0, 65, 26),
+    (0, 0, 0, 0, 4877, 0, 663, 0, 31368, 21799, 823, 730, 0, 0, 0, 0),
+)
+
+
+def _shares(counts: tuple[tuple[int, ...], ...]) -> tuple[tuple[float, ...], ...]:
+    out = []
+    for row in counts:
+        total = sum(row) + SMOOTHING * TURN_KINDS
+        out.append(tuple((count + SMOOTHING) / total for count in row))
+    return tuple(out)
+
+
+TURN_KIND_SHARES = {False: _shares(_CLASSIC_COUNTS), True: _shares(_MUST_PLAY_COUNTS)}
+"""Per ``must_play``: per style, the share of its turns of each kind."""
+
+
+def posterior(kinds: Sequence[int], must_play: bool) -> tuple[float, ...]:
+    """The chance of each style of :data:`STYLES`, given how many turns of each kind a player made."""
+    if len(kinds) != TURN_KINDS:
+        raise ValueError(f"kinds must count {TURN_KINDS} kinds of turns, not {len(kinds)}")
+    shares = TURN_KIND_SHARES[must_play]
+    logs = []
+    for prior, row in zip(PRIOR, shares, strict=True):
+        evidence = sum(count * math.log(share) for count, share in zip(kinds, row, strict=True) if count)
+        logs.append(math.log(prior) + EVIDENCE_WEIGHT * evidence)
+    top = max(logs)
+    weights = [math.exp(value - top) for value in logs]
+    total = sum(weights)
+    return tuple(weight / total for weight in weights)
+
+
+def read_styles(tracker: Tracker, must_play: bool) -> tuple[tuple[float, ...] | None, ...]:
+    """Per seat, the posterior over :data:`STYLES` (None for the tracker's own seat)."""
+    return tuple(
+        None if seat == tracker.seat else posterior(tracker.turn_kinds[seat], must_play)
+        for seat in range(tracker.players)
+    )
+
+
+def draw_policy(chances: Sequence[float], rng: random.Random) -> int:
+    """A playout policy drawn from a posterior over :data:`STYLES` (one random number)."""
+    u = rng.random()
+    acc = 0.0
+    for policy, chance in zip(STYLE_POLICIES, chances, strict=True):
+        acc += chance
+        if u < acc:
+            return policy
+    return STYLE_POLICIES[-1]
+
+
+def _style_bot(style: int, seed: int) -> Bot:
+    factories: tuple[type[Bot], ...] = (GreedyBot, MediumBot, BlockerBot, TightBlockerBot, OneLayBot)
+    return factories[style](seed)
+
+
+def measure_turn_kinds(games: int, seed: int, must_play: bool, players: int = 4) -> tuple[tuple[int, ...], ...]:
+    """Per style, how many turns of each kind its player made in ``games`` games from random deals.
+
+    Every seat is the player of a style drawn at random (each game anew), so each style meets mixed
+    tables; the turns are read from the public history, as a :class:`Tracker` of another seat reads them.
+    """
+    rng = random.Random(seed)
+    rules = Rules(must_play=must_play)
+    counts = [[0] * TURN_KINDS for _ in STYLES]
+    for _ in range(games):
+        game = Game.deal(players=players, seed=rng.getrandbits(32), rules=rules)
+        styles = [rng.randrange(len(STYLES)) for _ in range(players)]
+        bots = [_style_bot(style, rng.getrandbits(32)) for style in styles]
+        for seat, bot in enumerate(bots):
+            bot.start_game(seat, players, rules)
+        while not game.is_over():
+            game.push(bots[game.turn].choose(game.view(game.turn)))
+        tracker = Tracker(seat=-1, players=players, colors=len(rules.colors), max_draws=rules.max_draws)
+        tracker.follow(game.public_moves(None), game.pile_size())
+        for seat, style in enumerate(styles):
+            for kind, count in enumerate(tracker.turn_kinds[seat]):
+                counts[style][kind] += count
+    return tuple(tuple(row) for row in counts)

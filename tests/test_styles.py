@@ -1,0 +1,207 @@
+"""Reading the others' styles (``bots.styles``) from their public turns.
+
+- The tracker tells the kinds of turns apart on hand-written histories.
+- The posterior is the prior before any turn, a distribution always, and
+  refuses a wrong number of kinds.
+- Whole games of each style, under classic and must-play rules: the true
+  style gets clearly more than its prior; a player who lays whatever he can
+  is read as one.
+- Only what the seat may see: the reading from a seat's view equals the
+  reading from the public history with every draw hidden.
+- ``expert`` samples each opponent's playout policy from his posterior.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from elferraus import Game, Rules
+from elferraus.bots import make_bot
+from elferraus.bots.knowledge import TURN_KINDS, Tracker, turn_kind
+from elferraus.bots.search import ExpertBot, HardBot
+from elferraus.bots.styles import (
+    PRIOR,
+    STYLE_POLICIES,
+    STYLES,
+    TURN_KIND_SHARES,
+    draw_policy,
+    measure_turn_kinds,
+    posterior,
+    read_styles,
+)
+
+DRAW_KEEP = turn_kind(drew_first=True, kept=True, lays=0, opened=False, held_back=False)
+DRAW_OTHER = turn_kind(drew_first=True, kept=False, lays=0, opened=False, held_back=False)
+DRAW_LAY_OPEN = turn_kind(drew_first=True, kept=False, lays=1, opened=True, held_back=False)
+ONE_LAY = turn_kind(drew_first=False, kept=False, lays=1, opened=False, held_back=False)
+ONE_LAY_HELD = turn_kind(drew_first=False, kept=False, lays=1, opened=False, held_back=True)
+MORE_LAYS = turn_kind(drew_first=False, kept=False, lays=3, opened=False, held_back=False)
+MORE_LAYS_OPEN = turn_kind(drew_first=False, kept=False, lays=2, opened=True, held_back=False)
+
+
+def _kinds(seat: int, moves: list[str], players: int = 3, pile: int = 20) -> list[int]:
+    tracker = Tracker(seat=0, players=players, colors=4)
+    tracker.follow(moves, pile)
+    return tracker.turn_kinds[seat]
+
+
+@pytest.mark.parametrize(
+    ("moves", "expected"),
+    [
+        # the forced opening is not counted; a turn counts once the next seat moves
+        (["0 R11", "1 R10", "1 R9", "1 pass", "2 draw"], {MORE_LAYS: 1}),
+        (["0 R11", "1 R10", "1 pass", "2 draw"], {ONE_LAY: 1}),
+        (["0 R11", "1 draw", "1 pass", "2 draw"], {DRAW_KEEP: 1}),  # pass after one draw of three: kept it
+        (["0 R11", "1 draw", "1 draw", "1 draw", "1 pass", "2 draw"], {DRAW_OTHER: 1}),
+        (["0 R11", "1 draw", "1 Y11", "2 draw"], {DRAW_LAY_OPEN: 1}),
+        (["0 R11", "1 R12", "1 Y11", "1 pass", "2 draw"], {MORE_LAYS_OPEN: 1}),
+        # R10 fitted when seat 1 ended its first turn: laying it later shows he held it back
+        (
+            ["0 R11", "1 R12", "1 pass", "2 draw", "2 draw", "2 draw", "2 pass", "0 pass", "1 R10", "1 pass", "2 Y11"],
+            {ONE_LAY: 1, ONE_LAY_HELD: 1},
+        ),
+        (["0 R11"], {}),
+    ],
+)
+def test_turn_kinds_of_a_history(moves: list[str], expected: dict[int, int]) -> None:
+    kinds = _kinds(1, moves)
+    assert {kind: count for kind, count in enumerate(kinds) if count} == expected
+
+
+def test_no_turns_give_the_prior() -> None:
+    for must_play in (False, True):
+        assert posterior([0] * TURN_KINDS, must_play) == pytest.approx(PRIOR)
+
+
+def test_posterior_is_a_distribution() -> None:
+    rng = random.Random(3)
+    for _ in range(200):
+        kinds = [rng.choice((0, 0, 1, 5, 40)) for _ in range(TURN_KINDS)]
+        chances = posterior(kinds, rng.random() < 0.5)
+        assert len(chances) == len(STYLES)
+        assert all(0.0 <= chance <= 1.0 for chance in chances)
+        assert sum(chances) == pytest.approx(1.0)
+
+
+def test_the_tables_are_shares_per_style() -> None:
+    for table in TURN_KIND_SHARES.values():
+        assert len(table) == len(STYLES)
+        for row in table:
+            assert len(row) == TURN_KINDS
+            assert all(share > 0 for share in row)
+            assert sum(row) == pytest.approx(1.0)
+
+
+def test_a_held_back_card_rules_out_greedy() -> None:
+    """A player who lays whatever he can never lays a card he held back."""
+    kinds = [0] * TURN_KINDS
+    kinds[ONE_LAY_HELD] = 2
+    kinds[ONE_LAY] = 3
+    for must_play in (False, True):
+        assert posterior(kinds, must_play)[STYLES.index("greedy")] < 0.01
+
+
+@pytest.mark.parametrize("count", [-1, TURN_KINDS - 1, TURN_KINDS + 1])
+def test_wrong_number_of_kinds(count: int) -> None:
+    with pytest.raises(ValueError, match=f"kinds must count {TURN_KINDS} kinds of turns"):
+        posterior([0] * max(count, 0), False)
+
+
+def test_draw_policy_follows_the_chances() -> None:
+    rng = random.Random(5)
+    chances = (0.1, 0.2, 0.3, 0.4, 0.0)
+    drawn = [draw_policy(chances, rng) for _ in range(20_000)]
+    for policy, chance in zip(STYLE_POLICIES, chances, strict=True):
+        assert drawn.count(policy) / len(drawn) == pytest.approx(chance, abs=0.015)
+    assert {draw_policy((0, 0, 1, 0, 0), rng) for _ in range(50)} == {STYLE_POLICIES[2]}
+
+
+def _read_games(style: str, rules: Rules, games: int) -> list[tuple[float, ...]]:
+    """Seat 0 (greedy) reads seats 1-3 (all of ``style``) after each whole game."""
+    readings = []
+    for seed in range(games):
+        game = Game.deal(players=4, seed=900 + seed, rules=rules)
+        bots = [make_bot("greedy", 0), *(make_bot(style, seat) for seat in (1, 2, 3))]
+        for seat, bot in enumerate(bots):
+            bot.start_game(seat, 4, rules)
+        while not game.is_over():
+            game.push(bots[game.turn].choose(game.view(game.turn)))
+        tracker = Tracker(seat=0, players=4, colors=4)
+        tracker.follow(game.public_moves(0), game.pile_size())
+        readings.extend(chances for chances in read_styles(tracker, rules.must_play) if chances is not None)
+    return readings
+
+
+@pytest.mark.parametrize("rules_name", ["classic", "ravensburger"])
+@pytest.mark.parametrize("style", STYLES)
+def test_whole_games_are_read_towards_the_true_style(rules_name: str, style: str) -> None:
+    readings = _read_games(style, Rules.preset(rules_name), 20)
+    index = STYLES.index(style)
+    mean = sum(chances[index] for chances in readings) / len(readings)
+    if style == "greedy":
+        assert mean > 0.85
+    else:
+        assert mean > 2 * PRIOR[index]
+        assert sum(chances[0] for chances in readings) / len(readings) < 0.2  # not taken for greedy
+
+
+def test_the_reading_uses_only_public_moves() -> None:
+    """A seat's reading of the others is the one of an onlooker who sees no card drawn."""
+    rules = Rules.preset("classic")
+    game = Game.deal(players=4, seed=77, rules=rules)
+    bots = [make_bot(name, seat) for seat, name in enumerate(("blocker", "medium", "tight-blocker", "one-lay"))]
+    for seat, bot in enumerate(bots):
+        bot.start_game(seat, 4, rules)
+    checked = 0
+    while not game.is_over():
+        for seat in range(4):
+            mine = Tracker(seat=seat, players=4, colors=4)
+            mine.update(game.view(seat))
+            onlooker = Tracker(seat=seat, players=4, colors=4)
+            onlooker.follow(game.public_moves(None), game.pile_size())
+            assert read_styles(mine, False) == read_styles(onlooker, False)
+            checked += 1
+        game.push(bots[game.turn].choose(game.view(game.turn)))
+    assert checked > 100
+
+
+def test_measured_turns_of_a_greedy_player_show_no_holding_back() -> None:
+    counts = measure_turn_kinds(games=30, seed=4, must_play=False)
+    greedy = counts[STYLES.index("greedy")]
+    assert sum(greedy) > 100
+    assert greedy[DRAW_KEEP] == 0
+    assert all(count == 0 for kind, count in enumerate(greedy) if kind % 2)  # held back: odd kinds
+    assert sum(map(sum, counts)) > 500
+
+
+def test_expert_draws_opponent_models_from_the_reading() -> None:
+    """Against blockers the expert's samples model the opponents as blocking styles, not as greedy."""
+    rules = Rules.preset("classic")
+    game = Game.deal(players=4, seed=31, rules=rules)
+    bots = [ExpertBot(1), *(make_bot("blocker", seat) for seat in (1, 2, 3))]
+    for seat, bot in enumerate(bots):
+        bot.start_game(seat, 4, rules)
+    expert = bots[0]
+    assert isinstance(expert, ExpertBot)
+    models: list[tuple[int, ...]] = []
+    while not game.is_over():
+        view = game.view(game.turn)
+        if game.turn:
+            game.push(bots[game.turn].choose(view))
+            continue
+        advice = expert.advise(view)
+        if advice.reason == "search" and len(view.moves) > 60:
+            models.extend(expert._opponent_models(view) for _ in range(200))
+        game.push(advice.move)
+    assert models, "the expert had no real decision late in the game"
+    opponents = [policy for sample in models for seat, policy in enumerate(sample) if seat != 0]
+    assert all(sample[0] == STYLE_POLICIES[STYLES.index("medium")] for sample in models)
+    greedy_share = opponents.count(STYLE_POLICIES[0]) / len(opponents)
+    assert greedy_share < 0.3
+
+
+def test_hard_keeps_the_greedy_or_medium_models() -> None:
+    assert not HardBot.reads_styles
+    assert ExpertBot.reads_styles
