@@ -20,7 +20,7 @@ import pytest
 from elferraus import Game, Rules
 from elferraus.bots import make_bot
 from elferraus.bots.knowledge import TURN_KINDS, Tracker, turn_kind
-from elferraus.bots.search import ExpertBot, HardBot
+from elferraus.bots.search import ExpertBot, HardBot, ReadingExpertBot
 from elferraus.bots.styles import (
     PRIOR,
     STYLE_POLICIES,
@@ -176,15 +176,15 @@ def test_measured_turns_of_a_greedy_player_show_no_holding_back() -> None:
     assert sum(map(sum, counts)) > 500
 
 
-def test_expert_draws_opponent_models_from_the_reading() -> None:
-    """Against blockers the expert's samples model the opponents as blocking styles, not as greedy."""
+def test_the_reading_expert_draws_opponent_models_from_the_reading() -> None:
+    """Against blockers the reading expert's samples model the opponents as blocking styles, not as greedy."""
     rules = Rules.preset("classic")
     game = Game.deal(players=4, seed=31, rules=rules)
-    bots = [ExpertBot(1), *(make_bot("blocker", seat) for seat in (1, 2, 3))]
+    bots = [ReadingExpertBot(1), *(make_bot("blocker", seat) for seat in (1, 2, 3))]
     for seat, bot in enumerate(bots):
         bot.start_game(seat, 4, rules)
     expert = bots[0]
-    assert isinstance(expert, ExpertBot)
+    assert isinstance(expert, ReadingExpertBot)
     models: list[tuple[int, ...]] = []
     while not game.is_over():
         view = game.view(game.turn)
@@ -202,6 +202,8 @@ def test_expert_draws_opponent_models_from_the_reading() -> None:
     assert greedy_share < 0.3
 
 
-def test_hard_keeps_the_greedy_or_medium_models() -> None:
+def test_hard_and_expert_keep_the_greedy_or_medium_models_until_the_reading_is_measured() -> None:
     assert not HardBot.reads_styles
-    assert ExpertBot.reads_styles
+    assert not ExpertBot.reads_styles
+    assert ReadingExpertBot.reads_styles
+    assert make_bot("expert-reads").name == "expert-reads"

@@ -15,7 +15,7 @@ from elferraus.bots.blocking import BlockerBot, NoOpenBot, OneLayBot, TightBlock
 from elferraus.bots.easy import EasyBot
 from elferraus.bots.medium import MediumBot
 from elferraus.bots.sampler import SamplerBot
-from elferraus.bots.search import Advice, ExpertBot, HardBot
+from elferraus.bots.search import Advice, ExpertBot, HardBot, ReadingExpertBot
 from elferraus.deal import derive_seed
 
 BOTS: dict[str, Callable[[int], Bot]] = {
@@ -34,6 +34,7 @@ OPPONENTS: dict[str, Callable[[int], Bot]] = {
     "one-lay": OneLayBot,
     "no-open": NoOpenBot,
     "sampler": SamplerBot,
+    "expert-reads": ReadingExpertBot,
 }
 """Players of other styles to measure the levels against (the arena and the strength benchmark), by name.
 ``sampler`` also takes a budget: ``sampler:N`` (N sampled deals a move) or ``sampler:MSms`` (MS milliseconds)."""
