@@ -17,6 +17,8 @@ import urllib.request
 from collections.abc import Sequence
 from pathlib import Path
 
+from web_helpers import end_process
+
 SITE = Path(__file__).resolve().parent.parent / "deploy" / "nginx" / "elferraus.conf"
 """The configuration an operator deploys, which the tests run."""
 
@@ -140,14 +142,7 @@ class Nginx:
 
     def stop(self) -> None:
         """Stop nginx (SIGTERM, a fast shutdown; SIGKILL if it will not go) and wait for it."""
-        if self.process is None:
-            return
-        self.process.terminate()
-        try:
-            self.process.wait(10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(10)
+        end_process(self.process)
         self.process = None
 
     def served(self, path: str) -> list[str]:

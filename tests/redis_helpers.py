@@ -14,7 +14,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from web_helpers import free_port
+from web_helpers import end_process, free_port
 
 
 def server_program() -> str:
@@ -88,14 +88,7 @@ class RedisServer:
         self.start()
 
     def _end(self) -> None:
-        if self.process is None:
-            return
-        self.process.terminate()
-        try:
-            self.process.wait(10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(10)
+        end_process(self.process)
         self.process = None
 
 

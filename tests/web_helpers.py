@@ -108,11 +108,17 @@ class ServerProcess:
 
     def stop(self) -> None:
         """Stop it politely, or kill it if it will not go."""
-        if self.process is not None:
-            self.process.terminate()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(10)
-            self.process = None
+        end_process(self.process)
+        self.process = None
+
+
+def end_process(process: subprocess.Popen[Any] | None) -> None:
+    """Stop a server the tests started (SIGTERM), kill it if it will not go within 10 s, and wait for it."""
+    if process is None:
+        return
+    process.terminate()
+    try:
+        process.wait(10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(10)

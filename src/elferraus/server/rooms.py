@@ -163,9 +163,6 @@ class Room:
         self.seq = time.time_ns() // 1000
         """Raised by every change; it starts from the clock (in microseconds) so that it keeps growing
         across restarts, and a move meant for a moment before a restart is always stale."""
-        self.played = self.seq
-        """The ``seq`` of the last change of the game, the seats or the status: a move made at a ``seq`` from
-        here on is current (later changes only said who is online)."""
         self.table: Table | None = None
         self.game_id: int | None = None
         self.listeners: set[Listener] = set()
@@ -216,7 +213,8 @@ class Room:
         if seat is None:
             return
         self.here[seat] += 1
-        self._changed(played=self._count_online())
+        self._count_online()
+        self._changed()
         self.tell_presence(seat, self.here[seat])
 
     def disconnect(self, seat: int | None) -> None:
@@ -224,7 +222,8 @@ class Room:
         if seat is None:
             return
         self.here[seat] = max(0, self.here[seat] - 1)
-        self._changed(played=self._count_online())
+        self._count_online()
+        self._changed()
         self.tell_presence(seat, self.here[seat])
 
     def set_elsewhere(self, counts: dict[int, int], seq: int | None = None) -> None:
@@ -232,7 +231,8 @@ class Room:
         if counts != self.elsewhere:
             LOG.debug("room %s: connections elsewhere %s -> %s", self.code, self.elsewhere, counts)
             self.elsewhere = counts
-            self._changed(seq, played=self._count_online())
+            self._count_online()
+            self._changed(seq)
 
     def _count_online(self) -> bool:
         """Each seat's connections on the whole site; a person who is back plays for himself again (then True)."""
@@ -315,19 +315,15 @@ class Room:
             text = texts[key] = "null" if game is None else game_text(game, spectator=spectator, log_from=log_from)
         return room, text
 
-    def _changed(self, seq: int | None = None, *, played: bool = True) -> None:
+    def _changed(self, seq: int | None = None) -> None:
         """Raise ``seq`` and tell every listener; ``seq``: the change is another process's, which numbered it so.
 
         Every process numbers a room's changes from its own clock, and takes over a larger number another
         process gave a change it applies: the processes' numbers for a room meet at each change.
-        ``played``: the game, the seats or the status changed (not only who is online): a move meant for
-        a moment before is stale.
         """
         if seq is not None and seq - 1 > self.seq:
             self.seq = seq - 1
         self.seq += 1
-        if played:
-            self.played = self.seq
         self._wake.set()
         for listener in list(self.listeners):
             listener(self)
@@ -439,7 +435,7 @@ class Room:
                 raise RoomError("not_a_player")
             if self.status != "playing" or self.table is None:
                 raise RoomError("wrong_status", "web_error_not_playing")
-            if not self.played <= seq <= self.seq:  # only who is online changed since is no reason to refuse
+            if seq != self.seq:
                 raise RoomError("stale", seq=seq, current=self.seq)
             try:
                 move = Move.parse(text)
@@ -681,7 +677,7 @@ class Room:
                 self._changed(seq)
             elif kind == "move" and self._known(event):
                 if seq is not None and seq - 1 > self.seq:  # this copy got there by reading: take the number
-                    self._changed(seq, played=False)
+                    self._changed(seq)
             else:
                 await self._reload(seq)
 
@@ -744,7 +740,7 @@ class Room:
             return
         if self._same_as(row):  # nothing new: the clients are not sent the same state again
             if seq is not None and seq - 1 > self.seq:
-                self._changed(seq, played=False)
+                self._changed(seq)
             return
         fresh = await asyncio.to_thread(Room.restore, row, self.store)
         away = self.table.away if self.table is not None else set()
