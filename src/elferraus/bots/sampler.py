@@ -24,16 +24,14 @@ from __future__ import annotations
 
 import random
 import re
-from typing import Any
 
 from elferraus import core
 from elferraus.bots.base import Bot
 from elferraus.bots.knowledge import Knowledge
+from elferraus.bots.search import SearchBot
 from elferraus.moves import Move
 from elferraus.view import SeatView
 
-POLICY_MEDIUM = 2
-"""The playout policy of every seat (the search's code for the ``medium`` heuristic)."""
 DEFAULT_THINK = 0.1
 """Seconds a decision of plain ``sampler``."""
 UNLIMITED_SAMPLES = 1 << 30
@@ -110,9 +108,10 @@ class SamplerBot(Bot):
             self.last_samples = 0
             return legal[0]
         results, played = self._search(
-            **self._arguments(view),
+            # Without a tracker the knowledge has no sightings: every hidden card equally likely anywhere, and
+            # every seat played out by the medium heuristic.
+            **SearchBot._arguments(view, Knowledge.of(view)),
             candidates=tuple(move.code for move in legal),
-            policies=(POLICY_MEDIUM,) * view.players,
             samples=self.samples or UNLIMITED_SAMPLES,
             seed=self._rng.getrandbits(64),
             time_limit=self.think or 0.0,
@@ -120,29 +119,3 @@ class SamplerBot(Bot):
         self.last_samples = played
         best = max(range(len(legal)), key=lambda i: (results[i][0], -results[i][2], -i))
         return legal[best]
-
-    @staticmethod
-    def _arguments(view: SeatView) -> dict[str, Any]:
-        """The search's description of what ``view`` shows, every hidden card equally likely anywhere."""
-        knowledge = Knowledge.of(view)
-        rules = view.rules
-        last_drawn = -1
-        if view.draws and not view.laid:
-            drawn = view.drawn or view.own_last_draw()
-            last_drawn = drawn.index if drawn is not None else -1
-        return {
-            "seat": view.seat,
-            "hand": knowledge.own,
-            "counts": tuple(view.hand_counts),
-            "pile_count": view.pile,
-            "unknown": knowledge.unknown,
-            "weights": (None,) * view.players,
-            "fit": knowledge.fit,
-            "laid": len(view.laid),
-            "draws": view.draws,
-            "last_drawn": last_drawn,
-            "colors": len(rules.colors),
-            "max_draws": rules.max_draws,
-            "must_play": rules.must_play,
-            "ends_after_draw": rules.after_draw == "end",
-        }

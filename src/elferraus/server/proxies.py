@@ -49,7 +49,8 @@ class ForwardedClientLimit:
         proxy_headers = ProxyHeadersMiddleware(cast(Any, self._counted), trusted_hosts=trusted)
         self._trusted = proxy_headers.trusted_hosts
         self._proxy_headers = cast(ASGIApp, proxy_headers)  # uvicorn's ASGI types are Starlette's, spelt stricter
-        self._open: dict[str, int] = {}
+        self._own = LocalBus()
+        """Counts this process's clients until the app has started and its bus is there."""
 
     def is_proxy(self, host: str) -> bool:
         """Whether ``host`` is one of the trusted proxies."""
@@ -69,27 +70,14 @@ class ForwardedClientLimit:
             bus = self.shared()
         except AttributeError:  # the app has not started yet
             bus = None
-        if bus is not None and not isinstance(bus, LocalBus):
-            if not await bus.enter(f"address:{key}", self.per_address):
-                await _refuse(scope, send)
-                return
-            try:
-                await self.app(scope, receive, send)
-            finally:
-                await bus.leave(f"address:{key}")
-            return
-        if self.per_address and self._open.get(key, 0) >= self.per_address:
+        counter = bus if bus is not None else self._own
+        if not await counter.enter(f"address:{key}", self.per_address):
             await _refuse(scope, send)
             return
-        self._open[key] = self._open.get(key, 0) + 1
         try:
             await self.app(scope, receive, send)
         finally:
-            left = self._open[key] - 1
-            if left:
-                self._open[key] = left
-            else:
-                del self._open[key]
+            await counter.leave(f"address:{key}")
 
 
 async def _refuse(scope: Scope, send: Send) -> None:

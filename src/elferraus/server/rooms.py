@@ -234,9 +234,8 @@ class Room:
             self._count_online()
             self._changed(seq)
 
-    def _count_online(self) -> bool:
-        """Each seat's connections on the whole site; a person who is back plays for himself again (then True)."""
-        back = False
+    def _count_online(self) -> None:
+        """Each seat's connections on the whole site; a person who is back plays for himself again."""
         now = time.monotonic()
         for state in self.seats:
             online = self.here[state.seat] + self.elsewhere.get(state.seat, 0)
@@ -246,8 +245,6 @@ class Room:
             if online and self.table is not None and state.seat in self.table.away and self.leading:
                 self.table.come_back(state.seat)
                 self.tell({"k": "away", "s": sorted(self.table.away)})
-                back = True
-        return back
 
     # -- what clients are told ------------------------------------------------
 
