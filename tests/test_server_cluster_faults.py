@@ -35,6 +35,7 @@ from cluster_clients import (
 )
 from cluster_helpers import Cluster, cluster
 from elferraus.server.client import RoomClient
+from elferraus.server.store import BUSY_TIMEOUT
 from fault_helpers import Ledger, hidden
 from postgres_helpers import query
 from server_helpers import get, send_move
@@ -49,7 +50,10 @@ RESUME_LIMIT = 10.0
 """Seconds after PostgreSQL or Redis is back by which every room moves again (a computer retries at most
 every 8 s)."""
 OUTAGE = 1.5
-"""Seconds PostgreSQL or Redis stays down."""
+"""Seconds Redis stays down."""
+POSTGRES_OUTAGE = BUSY_TIMEOUT + 1.5
+"""Seconds PostgreSQL stays down: longer than a call waits for a connection, so a move sent once it is down is
+refused rather than held until it is back (either is right; the test must see the refusal)."""
 GAME_LIMIT = 60.0
 """Seconds the rooms have to finish their games."""
 
@@ -278,7 +282,7 @@ def test_postgres_restarted_under_load_moves_get_through_or_a_clear_error_none_l
             stopped = time.monotonic()
             for person in persons:
                 person.gate.set()
-            await asyncio.sleep(OUTAGE)
+            await asyncio.sleep(POSTGRES_OUTAGE)
             await asyncio.to_thread(site.postgres.start)
             back = time.monotonic()
             await finish(tasks, [*watchers, *persons])
