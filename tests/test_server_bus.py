@@ -248,3 +248,29 @@ def test_while_redis_is_away_a_process_keeps_its_leases_and_counts_limits_itself
         await bus.close()
 
     run(main())
+
+
+def test_a_crowd_arriving_at_once_is_counted_by_redis_not_taken_for_redis_away(
+    redis: RedisServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Many more clients than the bus has connections to Redis enter at the same moment: each call waits for
+    a connection, and every one is counted site-wide (none falls back to counting here alone)."""
+    crowd = 400
+
+    async def main() -> None:
+        first, second = await RedisBus.open(redis.url()), await RedisBus.open(redis.url())
+        await first.start(ignore, nothing)
+        await second.start(ignore, nothing)
+        try:
+            admitted = await asyncio.gather(*(first.enter("address:203.0.113.9", crowd) for _ in range(crowd)))
+            assert all(admitted)
+            assert not await second.enter("address:203.0.113.9", crowd), "the crowd is counted where all can see it"
+            await asyncio.gather(*(first.leave("address:203.0.113.9") for _ in range(crowd)))
+            assert await second.enter("address:203.0.113.9", 1)
+        finally:
+            await first.close()
+            await second.close()
+
+    with caplog.at_level("WARNING", logger="elferraus.server.bus"):
+        run(main())
+    assert not [r.getMessage() for r in caplog.records], "Redis was taken for away"

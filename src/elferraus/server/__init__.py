@@ -40,7 +40,7 @@ def run_server(
     """
     import uvicorn
 
-    from elferraus.server import limits
+    from elferraus.server import collector, limits
     from elferraus.server.logsummary import summarise_repeats
     from elferraus.server.pgschema import shown
     from elferraus.server.proxies import ForwardedClientLimit
@@ -89,6 +89,7 @@ def run_server(
         f"per address; a request must arrive within {timeout:g} s",
     ]
     server = limits.BoundedServer(config, guard, summary, greeting)
+    collector.pace()
     with contextlib.suppress(KeyboardInterrupt):  # Ctrl+C, raised again once the server has shut down
         server.run()
     return 0 if server.started else 3

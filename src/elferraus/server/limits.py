@@ -34,6 +34,7 @@ import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
+from elferraus.server import collector
 from elferraus.server.logsummary import RepeatSummary
 
 REQUEST_TIMEOUT = 10.0
@@ -305,6 +306,7 @@ class BoundedServer(uvicorn.Server):
                 with socket.socket(fileno=os.dup(listener.fileno())) as same:
                     same.listen(LISTEN_QUEUE)
         if self.started:
+            collector.settle()
             for line in self.greeting:
                 print(line, flush=True)
 

@@ -266,7 +266,12 @@ class PostgresStore:
                 )
                 await connection.execute("UPDATE rooms SET status = %s WHERE code = %s", (finish.status, finish.code))
 
-        await self._write(work)
+        if finish is None:
+            # One statement commits on its own (the connection is in autocommit): no BEGIN and COMMIT round
+            # trips for the move of every turn; the SELECT after a conflict only reads a committed row.
+            await self._run(work)
+        else:
+            await self._write(work)
 
     async def record(self, game: int) -> dict[str, Any] | None:
         """A finished game's ``elferraus/1`` record, or None."""
