@@ -12,7 +12,8 @@
 - The medium policy scores lays as :mod:`elferraus.bots.medium` does with
   perfect information; the blocking policies make the moves of
   :mod:`elferraus.bots.blocking`'s players, move for move to the end of games
-  from seeded random positions under every rules preset.
+  from seeded random positions under every rules preset; the hoarder lays
+  only to go out or when the rules make it lay, and then lays medium's card.
 - Bad arguments raise ValueError with the same message in both.
 
 Without a built ``_core`` the C side is skipped, unless the environment
@@ -35,7 +36,14 @@ from elferraus.bots.blocking import BlockerBot, OneLayBot, TightBlockerBot
 from elferraus.cards import ELEVEN, NUMBERS
 from elferraus.moves import DRAW, DRAW_CODE, LAYS, PASS, PASS_CODE, Move
 from elferraus.rollout import simulation as rollout_simulation
-from elferraus.rollout.simulation import POLICIES, POLICY_BLOCKER, POLICY_ONE_LAY, POLICY_TIGHT_BLOCKER
+from elferraus.rollout.simulation import (
+    POLICIES,
+    POLICY_BLOCKER,
+    POLICY_HOARDER,
+    POLICY_MEDIUM,
+    POLICY_ONE_LAY,
+    POLICY_TIGHT_BLOCKER,
+)
 
 try:
     from elferraus import _core
@@ -572,6 +580,54 @@ def test_medium_scores_match_the_bot() -> None:
                     assert rollout_simulation._lay_score(own, others, code, weight) == round(expected * 100)
                     checked += 1
     assert checked > 500
+
+
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
+@pytest.mark.parametrize("rules_name", RULE_SETS)
+def test_hoarder_lays_only_to_go_out_or_when_it_must(implementation: str, rules_name: str) -> None:
+    """Every move of a hoarder in a playout: with a lay among several legal moves it lays exactly when it can
+    lay its whole hand (outside the phase after a draw) or may neither draw nor pass; a forced lay that does not
+    go out is medium's lay from the same position; otherwise it draws or ends its turn."""
+    impl = _impl(implementation)
+    counted = {"go out": 0, "forced": 0, "held back": 0}
+    for case, args in enumerate(_search_cases(rules_name, 40)):
+        players = len(args["counts"])
+        hoarders = {args["seat"], (args["seat"] + 1 + case) % players}
+        policies = tuple(POLICY_HOARDER if seat in hoarders else POLICY_BLOCKER for seat in range(players))
+        full = _full_position(args) | {"policies": policies}
+        moves = impl.playout(**full)
+        _replay(full, moves)
+        state = _pystate(full)
+        for code in moves:
+            seat = state.turn
+            legal = state.legal_moves()
+            if seat in hoarders and len(legal) > 1 and legal[0].card is not None:
+                laid, draws, _last = state._phase()
+                goes_out = not (draws and not laid) and rollout_simulation._can_go_out(
+                    state._hand_mask(seat), state._fit_mask()
+                )
+                must_lay = DRAW not in legal and PASS not in legal
+                assert (code >= 0) == (goes_out or must_lay), (rules_name, case, _move(code), legal)
+                if must_lay and not goes_out:
+                    laid_now, draws_now, last_now = state._phase()
+                    position = {
+                        "hands": tuple(state._hand_mask(s) for s in range(players)),
+                        "pile": tuple(state._pile_indices()),
+                        "turn": seat,
+                        "fit": state._fit_mask(),
+                        "laid": laid_now,
+                        "draws": draws_now,
+                        "last_drawn": last_now,
+                        **{key: full[key] for key in ("colors", "max_draws", "must_play", "ends_after_draw")},
+                        "policies": tuple(POLICY_MEDIUM for _ in range(players)),
+                        "seed": 0,
+                    }
+                    assert impl.playout(**position)[0] == code
+                counted["go out" if goes_out else "forced" if must_lay else "held back"] += 1
+            state.push(_move(code))
+    assert counted["held back"] > 100
+    assert counted["go out"] > 10
+    assert counted["forced"] > 100
 
 
 # ---------------------------------------------------------------------------
