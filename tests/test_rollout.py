@@ -32,7 +32,7 @@ import pytest
 from elferraus import Game, Rules, rollout
 from elferraus._pystate import PyState
 from elferraus.bots import Bot, blocking, medium
-from elferraus.bots.blocking import BlockerBot, OneLayBot, TightBlockerBot
+from elferraus.bots.blocking import BlockerBot, HoarderBot, OneLayBot, TightBlockerBot
 from elferraus.cards import ELEVEN, NUMBERS
 from elferraus.moves import DRAW, DRAW_CODE, LAYS, PASS, PASS_CODE, Move
 from elferraus.rollout import simulation as rollout_simulation
@@ -687,6 +687,50 @@ def test_blocking_policies_play_as_the_bots(implementation: str, rules_name: str
             game.push(move)
         assert impl.playout(**full) == expected, policies
     assert decisions > 1000
+
+
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
+@pytest.mark.parametrize("rules_name", RULE_SETS)
+def test_hoarder_policy_decides_as_the_hoarder(implementation: str, rules_name: str) -> None:
+    """From real positions the hoarder policy's move is the ``hoarder`` bot's, but for the card of a lay the
+    rules force on it (the policy scores it by medium with every card in view, the bot by what it may see)."""
+    impl = _impl(implementation)
+    decisions = forced = 0
+    for game, blockers in _blocking_table(rules_name, 40):
+        hoarder_seat = game.turn
+        bots = [
+            HoarderBot(seat) if seat == hoarder_seat else BLOCKING_BOTS[blockers[seat]](seat)
+            for seat in range(game.players)
+        ]
+        policies = tuple(POLICY_HOARDER if seat == hoarder_seat else blockers[seat] for seat in range(game.players))
+        while not game.is_over():
+            view = game.view(game.turn)
+            move = bots[game.turn].choose(view)
+            if game.turn == hoarder_seat and len(view.legal) > 1:
+                laid, draws, last = game._phase()
+                full = {
+                    "hands": tuple(game._hand_mask(seat) for seat in range(game.players)),
+                    "pile": tuple(game._pile_indices()),
+                    "turn": game.turn,
+                    "fit": game._fit_mask(),
+                    "laid": laid,
+                    "draws": draws,
+                    "last_drawn": last,
+                    **_rules_args(game.rules),
+                    "policies": policies,
+                    "seed": 0,
+                }
+                code = impl.playout(**full)[0]
+                decisions += 1
+                if DRAW in view.legal or PASS in view.legal:
+                    assert code == move.code, (rules_name, str(view), move)
+                else:  # the rules make it lay
+                    forced += 1
+                    assert code >= 0
+                    assert move.card is not None
+            game.push(move)
+    assert decisions > 300
+    assert forced > 20
 
 
 # ---------------------------------------------------------------------------

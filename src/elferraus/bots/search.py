@@ -69,6 +69,8 @@ class SearchBot(Bot):
     """How many standard errors the best move must lead by to stop early."""
     indifference = 0.03
     """A lead in win rate too small to be worth more samples."""
+    own_policy = POLICY_MEDIUM
+    """The playout policy of its own later moves (a code of :mod:`elferraus.rollout`)."""
     reads_styles = False
     """True: each opponent's playout policy is drawn from what his turns show of his style
     (:mod:`elferraus.bots.styles`); False: greedy or medium, by whether he was seen holding a card back."""
@@ -128,7 +130,8 @@ class SearchBot(Bot):
     def _opponent_models(self, view: SeatView) -> tuple[int, ...]:
         """The playout policy of each seat for one sample.
 
-        Itself: the medium heuristic. Each opponent: greedy or medium at random,
+        Itself: :attr:`own_policy` (the medium heuristic but for ``expert-reads``). Each opponent: greedy or
+        medium at random,
         greedy only while he has never been seen holding a card back (keeping a
         drawn card that fit, or laying a card that already fit when he ended an
         earlier turn): a player who lays whatever he can never does either.
@@ -137,10 +140,14 @@ class SearchBot(Bot):
         """
         rng = self._rng
         if self._styles is not None:
-            return tuple(POLICY_MEDIUM if chances is None else draw_policy(chances, rng) for chances in self._styles)
+            return tuple(self.own_policy if chances is None else draw_policy(chances, rng) for chances in self._styles)
         return tuple(
-            POLICY_GREEDY if undecided and rng.random() < GREEDY_PRIOR else POLICY_MEDIUM
-            for undecided in self._undecided
+            POLICY_GREEDY
+            if undecided and rng.random() < GREEDY_PRIOR
+            else self.own_policy
+            if seat == view.seat
+            else POLICY_MEDIUM
+            for seat, undecided in enumerate(self._undecided)
         )
 
     def _undecided_seats(self, view: SeatView) -> tuple[bool, ...]:
