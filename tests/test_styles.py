@@ -31,6 +31,7 @@ from elferraus.bots.styles import (
     posterior,
     read_styles,
 )
+from elferraus.rollout import POLICY_HOARDER, POLICY_MEDIUM
 
 DRAW_KEEP = turn_kind(drew_first=True, kept=True, lays=0, opened=False, held_back=False)
 DRAW_OTHER = turn_kind(drew_first=True, kept=False, lays=0, opened=False, held_back=False)
@@ -177,7 +178,8 @@ def test_measured_turns_of_a_greedy_player_show_no_holding_back() -> None:
 
 
 def test_the_reading_expert_draws_opponent_models_from_the_reading() -> None:
-    """Against blockers the reading expert's samples model the opponents as blocking styles, not as greedy."""
+    """Against blockers the reading expert's samples model the opponents as blocking styles, not as greedy, and
+    itself as a hoarder."""
     rules = Rules.preset("classic")
     game = Game.deal(players=4, seed=31, rules=rules)
     bots = [ReadingExpertBot(1), *(make_bot("blocker", seat) for seat in (1, 2, 3))]
@@ -197,7 +199,7 @@ def test_the_reading_expert_draws_opponent_models_from_the_reading() -> None:
         game.push(advice.move)
     assert models, "the expert had no real decision late in the game"
     opponents = [policy for sample in models for seat, policy in enumerate(sample) if seat != 0]
-    assert all(sample[0] == STYLE_POLICIES[STYLES.index("medium")] for sample in models)
+    assert all(sample[0] == POLICY_HOARDER for sample in models)
     greedy_share = opponents.count(STYLE_POLICIES[0]) / len(opponents)
     assert greedy_share < 0.3
 
@@ -206,4 +208,9 @@ def test_hard_and_expert_keep_the_greedy_or_medium_models_until_the_reading_is_m
     assert not HardBot.reads_styles
     assert not ExpertBot.reads_styles
     assert ReadingExpertBot.reads_styles
+    assert (HardBot.own_policy, ExpertBot.own_policy, ReadingExpertBot.own_policy) == (
+        POLICY_MEDIUM,
+        POLICY_MEDIUM,
+        POLICY_HOARDER,
+    )
     assert make_bot("expert-reads").name == "expert-reads"

@@ -5,7 +5,8 @@ many times (the others' hands and the pile order, consistent with the hand
 sizes, and weighted by what the others have shown: see
 :mod:`elferraus.bots.knowledge`), plays every candidate move out to the end
 on each sample with fast policies (the ``medium`` heuristic for everybody,
-with perfect information inside a playout), and takes the move that won
+with perfect information inside a playout; ``expert-reads`` models the
+others by their styles and itself as a hoarder), and takes the move that won
 most often. All candidates share each sample and its random stream (common
 random numbers), so their difference is measured, not their luck.
 
@@ -30,6 +31,7 @@ from elferraus.bots.knowledge import Knowledge, Tracker
 from elferraus.bots.medium import MediumBot, can_go_out
 from elferraus.bots.styles import draw_policy, read_styles
 from elferraus.moves import Move
+from elferraus.rollout.simulation import POLICY_HOARDER
 from elferraus.rules import Rules
 from elferraus.view import SeatView
 
@@ -130,9 +132,8 @@ class SearchBot(Bot):
     def _opponent_models(self, view: SeatView) -> tuple[int, ...]:
         """The playout policy of each seat for one sample.
 
-        Itself: :attr:`own_policy` (the medium heuristic but for ``expert-reads``). Each opponent: greedy or
-        medium at random,
-        greedy only while he has never been seen holding a card back (keeping a
+        Itself: :attr:`own_policy` (the medium heuristic; the hoarder for ``expert-reads``). Each opponent:
+        greedy or medium at random, greedy only while he has never been seen holding a card back (keeping a
         drawn card that fit, or laying a card that already fit when he ended an
         earlier turn): a player who lays whatever he can never does either.
         Over the samples this mixes the two models by what the opponent showed.
@@ -257,10 +258,13 @@ class ExpertBot(SearchBot):
 
 class ReadingExpertBot(ExpertBot):
     """``expert`` that reads the others' styles from their turns and plays each sample out with a style drawn
-    for each of them (:mod:`elferraus.bots.styles`).
+    for each of them (:mod:`elferraus.bots.styles`), and itself as a hoarder: in its playouts it lays only to
+    go out or when the rules make it lay (the ``hoarder`` opponent, which wins most games against players who
+    lay whatever they can and against players who block).
 
     Kept beside ``expert`` until it is measured on the strength table's 2,000 deals: the figures published for
     ``expert`` describe the player without the reading (docs/research.md has its screens)."""
 
     name = "expert-reads"
     reads_styles = True
+    own_policy = POLICY_HOARDER
