@@ -18,7 +18,7 @@ import random
 import pytest
 
 from elferraus import Game, Rules
-from elferraus.bots import make_bot
+from elferraus.bots import HoarderBot, make_bot
 from elferraus.bots.knowledge import TURN_KINDS, Tracker, turn_kind
 from elferraus.bots.search import ExpertBot, HardBot, ReadingExpertBot
 from elferraus.bots.styles import (
@@ -214,3 +214,40 @@ def test_hard_and_expert_keep_the_greedy_or_medium_models_until_the_reading_is_m
         POLICY_HOARDER,
     )
     assert make_bot("expert-reads").name == "expert-reads"
+
+
+def test_the_reading_expert_keeps_the_hoarders_move_unless_the_search_finds_a_clearly_better_one() -> None:
+    """Every searched decision in games against blockers: the hoarder's move, unless the best searched move
+    won more often by more than the margin (a share of the samples) for that kind of default move."""
+    rules = Rules.preset("classic")
+    kept = overruled = 0
+    for deal in range(5, 11):
+        game = Game.deal(players=4, seed=deal, rules=rules)
+        bots = [ReadingExpertBot(deal), *(make_bot("blocker", seat) for seat in (1, 2, 3))]
+        for seat, bot in enumerate(bots):
+            bot.start_game(seat, 4, rules)
+        expert = bots[0]
+        assert isinstance(expert, ReadingExpertBot)
+        hoarder = HoarderBot(deal)
+        hoarder.start_game(0, 4, rules)
+        while not game.is_over():
+            view = game.view(game.turn)
+            if game.turn:
+                game.push(bots[game.turn].choose(view))
+                continue
+            default = hoarder.choose(view)
+            advice = expert.advise(view)
+            if advice.reason == "search":
+                rates = dict(advice.rates)
+                best_move, best_rate = advice.rates[0]
+                margin = expert.hold_margin if default.card is None else expert.lay_margin
+                if advice.move == default:
+                    kept += 1
+                    assert best_rate - rates[default] <= margin + 1e-9
+                else:
+                    overruled += 1
+                    assert advice.move == best_move
+                    assert best_rate - rates[default] > margin
+            game.push(advice.move)
+    assert kept > 50
+    assert overruled > 0

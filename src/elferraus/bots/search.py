@@ -27,6 +27,7 @@ from typing import Any, Literal
 
 from elferraus import core
 from elferraus.bots.base import Bot
+from elferraus.bots.blocking import HoarderBot
 from elferraus.bots.knowledge import Knowledge, Tracker
 from elferraus.bots.medium import MediumBot, can_go_out
 from elferraus.bots.styles import draw_policy, read_styles
@@ -73,6 +74,11 @@ class SearchBot(Bot):
     """A lead in win rate too small to be worth more samples."""
     own_policy = POLICY_MEDIUM
     """The playout policy of its own later moves (a code of :mod:`elferraus.rollout`)."""
+    hold_margin = 0.0
+    """With a default move (:meth:`_default_move`) that draws or ends the turn: how much more often, as a
+    share of the samples, the search's best move must win to be played instead."""
+    lay_margin = 0.0
+    """The same for a default move that lays a card."""
     reads_styles = False
     """True: each opponent's playout policy is drawn from what his turns show of his style
     (:mod:`elferraus.bots.styles`); False: greedy or medium, by whether he was seen holding a card back."""
@@ -127,7 +133,17 @@ class SearchBot(Bot):
                 break
         order = sorted(range(len(candidates)), key=lambda i: (tally.wins[i], candidates[i] is heuristic), reverse=True)
         rates = tuple((candidates[i], tally.wins[i] / tally.samples) for i in order)
-        return Advice(candidates[order[0]], "search", rates, tally.samples)
+        best = candidates[order[0]]
+        default = self._default_move(view)
+        if default is not None and default in candidates:
+            margin = self.hold_margin if default.card is None else self.lay_margin
+            if tally.wins[order[0]] - tally.wins[candidates.index(default)] <= margin * tally.samples:
+                best = default
+        return Advice(best, "search", rates, tally.samples)
+
+    def _default_move(self, view: SeatView) -> Move | None:
+        """The move played unless the search finds one that wins more often by a margin; None: the best."""
+        return None
 
     def _opponent_models(self, view: SeatView) -> tuple[int, ...]:
         """The playout policy of each seat for one sample.
@@ -260,7 +276,9 @@ class ReadingExpertBot(ExpertBot):
     """``expert`` that reads the others' styles from their turns and plays each sample out with a style drawn
     for each of them (:mod:`elferraus.bots.styles`), and itself as a hoarder: in its playouts it lays only to
     go out or when the rules make it lay (the ``hoarder`` opponent, which wins most games against players who
-    lay whatever they can and against players who block).
+    lay whatever they can and against players who block). The hoarder's move is also its default: the searched
+    best move replaces a default draw or pass only when it won more than :attr:`hold_margin` of the samples
+    more often, and a default lay (a lay the rules force, or going out) whenever it won more often.
 
     Kept beside ``expert`` until it is measured on the strength table's 2,000 deals: the figures published for
     ``expert`` describe the player without the reading (docs/research.md has its screens)."""
@@ -268,3 +286,18 @@ class ReadingExpertBot(ExpertBot):
     name = "expert-reads"
     reads_styles = True
     own_policy = POLICY_HOARDER
+    hold_margin = 0.1
+    lay_margin = 0.0
+
+    def __init__(self, seed: int = 0) -> None:
+        super().__init__(seed)
+        self._hoarder = HoarderBot(seed)
+        """Its default move: the search's best move replaces it only when it wins clearly more often."""
+
+    def start_game(self, seat: int, players: int, rules: Rules) -> None:
+        """Forget the last game."""
+        super().start_game(seat, players, rules)
+        self._hoarder.start_game(seat, players, rules)
+
+    def _default_move(self, view: SeatView) -> Move:
+        return self._hoarder.choose(view)
