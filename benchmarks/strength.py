@@ -141,6 +141,14 @@ FIGURES = (
         0.0,
     ),
     Figure(
+        "expert-hoarder",
+        "expert vs three hoarder",
+        "expert",
+        ("expert", "hoarder", "hoarder", "hoarder"),
+        "classic",
+        0.0,
+    ),
+    Figure(
         "expert-reads-hoarder",
         "expert-reads vs three hoarder",
         "expert-reads",

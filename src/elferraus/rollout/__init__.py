@@ -130,8 +130,8 @@ information); ties go to the lowest card index.
   choice; otherwise it draws, or ends its turn keeping every card. It holds
   the cards the others need, drains the pile, and then lays one card a
   turn: against players who lay whatever they can or who block it wins
-  most games (docs/research.md), so it is ``expert``'s model of itself
-  against them.
+  most games (docs/research.md), so it is ``expert-reads``' model of
+  itself.
 """
 
 from __future__ import annotations
