@@ -220,7 +220,7 @@ def test_the_reading_expert_keeps_the_hoarders_move_unless_the_search_finds_a_cl
     """Every searched decision in games against blockers: the hoarder's move, unless the best searched move
     won more often by more than the margin (a share of the samples) for that kind of default move."""
     rules = Rules.preset("classic")
-    kept = overruled = 0
+    kept = overruled = searched_alone = 0
     for deal in range(5, 11):
         game = Game.deal(players=4, seed=deal, rules=rules)
         bots = [ReadingExpertBot(deal), *(make_bot("blocker", seat) for seat in (1, 2, 3))]
@@ -241,7 +241,10 @@ def test_the_reading_expert_keeps_the_hoarders_move_unless_the_search_finds_a_cl
                 rates = dict(advice.rates)
                 best_move, best_rate = advice.rates[0]
                 margin = expert.hold_margin if default.card is None else expert.lay_margin
-                if advice.move == default:
+                if expert._default_move(view) is None:  # a table read as greedy: the search alone decides
+                    searched_alone += 1
+                    assert advice.move == best_move
+                elif advice.move == default:
                     kept += 1
                     assert best_rate - rates[default] <= margin + 1e-9
                 else:
@@ -251,3 +254,24 @@ def test_the_reading_expert_keeps_the_hoarders_move_unless_the_search_finds_a_cl
             game.push(advice.move)
     assert kept > 50
     assert overruled > 0
+    assert searched_alone < kept
+
+
+def test_the_reading_expert_searches_alone_at_a_table_read_as_greedy() -> None:
+    """Against three greedy players the reading soon says so, and then the hoarder's move is no default."""
+    rules = Rules.preset("classic")
+    game = Game.deal(players=4, seed=12, rules=rules)
+    bots = [ReadingExpertBot(3), *(make_bot("greedy", seat) for seat in (1, 2, 3))]
+    for seat, bot in enumerate(bots):
+        bot.start_game(seat, 4, rules)
+    expert = bots[0]
+    assert isinstance(expert, ReadingExpertBot)
+    defaults = []
+    while not game.is_over():
+        view = game.view(game.turn)
+        move = bots[game.turn].choose(view)
+        if game.turn == 0 and expert.advise(view).reason == "search":
+            defaults.append(expert._default_move(view))
+        game.push(move)
+    assert defaults
+    assert defaults[-1] is None

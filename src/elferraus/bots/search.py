@@ -278,7 +278,8 @@ class ReadingExpertBot(ExpertBot):
     go out or when the rules make it lay (the ``hoarder`` opponent, which wins most games against players who
     lay whatever they can and against players who block). The hoarder's move is also its default: the searched
     best move replaces a default draw or pass only when it won more than :attr:`hold_margin` of the samples
-    more often, and a default lay (a lay the rules force, or going out) whenever it won more often.
+    more often, and a default lay (a lay the rules force, or going out) whenever it won more often; at a table
+    it reads as players who lay whatever they can (:attr:`greedy_table`) the search alone decides.
 
     Kept beside ``expert`` until it is measured on the strength table's 2,000 deals: the figures published for
     ``expert`` describe the player without the reading (docs/research.md has its screens)."""
@@ -288,6 +289,9 @@ class ReadingExpertBot(ExpertBot):
     own_policy = POLICY_HOARDER
     hold_margin = 0.1
     lay_margin = 0.0
+    greedy_table = 0.85
+    """When every opponent lays whatever he can at least this likely (by the reading), the search alone decides:
+    against such players holding back pays less, and the search finds more."""
 
     def __init__(self, seed: int = 0) -> None:
         super().__init__(seed)
@@ -299,5 +303,8 @@ class ReadingExpertBot(ExpertBot):
         super().start_game(seat, players, rules)
         self._hoarder.start_game(seat, players, rules)
 
-    def _default_move(self, view: SeatView) -> Move:
+    def _default_move(self, view: SeatView) -> Move | None:
+        styles = self._styles
+        if styles is not None and all(chances is None or chances[0] >= self.greedy_table for chances in styles):
+            return None
         return self._hoarder.choose(view)
