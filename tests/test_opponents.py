@@ -23,7 +23,7 @@ CLASSIC = "RYGB:3:free:end"
 MUST = "RYGB:3:must:end"
 CONTINUE = "RYGB:3:free:continue"
 
-STYLES = ("blocker", "tight-blocker", "one-lay", "no-open")
+STYLES = ("blocker", "tight-blocker", "one-lay", "no-open", "hoarder")
 QUICK_SAMPLER = "sampler:8"
 """A sampler of few deals: reproducible and fast, for the tests that play many games."""
 
@@ -47,7 +47,7 @@ SCENARIOS = [
     Scenario(
         "ten-before-its-own-nine-frees-nothing",
         f"R11-11 R10R9Y5/G3 * 0 -:0:- {CLASSIC}",
-        {"blocker": "R10", "tight-blocker": "R10", "one-lay": "R10", "no-open": "R10"},
+        {"blocker": "R10", "tight-blocker": "R10", "one-lay": "R10", "no-open": "R10", "hoarder": "draw"},
     ),
     Scenario(
         "ten-leading-over-one-card-to-its-own-eight",
@@ -89,7 +89,14 @@ SCENARIOS = [
     Scenario(
         "after-a-lay-more-cards-fit",
         f"R11-12 R13R14R10Y5/G3 * 0 R12:0:- {CLASSIC}",
-        {"one-lay": "pass", "blocker": "R13", "tight-blocker": "R13", "no-open": "R13", "greedy": "R13"},
+        {
+            "one-lay": "pass",
+            "blocker": "R13",
+            "tight-blocker": "R13",
+            "no-open": "R13",
+            "greedy": "R13",
+            "hoarder": "pass",
+        },
     ),
     Scenario(
         "after-a-lay-only-a-freeing-card-fits",
@@ -105,18 +112,25 @@ SCENARIOS = [
     Scenario(
         "drawn-ten-that-frees-the-others",
         f"R11-11 R10Y5/G3 * 0 -:1:R10 {CLASSIC}",
-        {"blocker": "pass", "tight-blocker": "pass", "one-lay": "R10", "no-open": "R10"},
+        {"blocker": "pass", "tight-blocker": "pass", "one-lay": "R10", "no-open": "R10", "hoarder": "pass"},
     ),
     # -- going out beats holding back (but one-lay stops after one card, always)
     Scenario(
         "goes-out-with-a-freeing-card",
         f"R11-11 R10/G3 * 0 -:0:- {CLASSIC}",
-        {"blocker": "R10", "tight-blocker": "R10", "no-open": "R10", "sampler:50": "R10"},
+        {"blocker": "R10", "tight-blocker": "R10", "no-open": "R10", "sampler:50": "R10", "hoarder": "R10"},
     ),
     Scenario(
         "goes-out-opening-a-row",
         f"R11-11 Y11Y12/G3 * 0 -:0:- {CLASSIC}",
-        {"blocker": "Y11", "tight-blocker": "Y11", "no-open": "Y11", "one-lay": "Y11", "sampler:50": "Y11"},
+        {
+            "blocker": "Y11",
+            "tight-blocker": "Y11",
+            "no-open": "Y11",
+            "one-lay": "Y11",
+            "sampler:50": "Y11",
+            "hoarder": "Y11",
+        },
     ),
     Scenario(
         "one-lay-stops-even-one-card-from-going-out",
@@ -132,7 +146,18 @@ SCENARIOS = [
     Scenario(
         "must-play-after-the-forced-lay",
         f"R11-12 R10Y5/G3 * 0 R12:0:- {MUST}",
-        {"blocker": "pass", "tight-blocker": "pass", "one-lay": "pass", "no-open": "R10"},
+        {"blocker": "pass", "tight-blocker": "pass", "one-lay": "pass", "no-open": "R10", "hoarder": "pass"},
+    ),
+    # -- the hoarder: even a lay that unlocks its own run waits; with the pile empty it must lay
+    Scenario(
+        "hoarder-keeps-a-card-that-unlocks-its-own-run",
+        f"R11-11 R12R13R14Y5Y6/G3 * 0 -:0:- {CLASSIC}",
+        {"hoarder": "draw", "blocker": "R12", "greedy": "R12"},
+    ),
+    Scenario(
+        "hoarder-lays-when-the-pile-is-empty",
+        f"R11-11 R10R12Y5/* - 0 -:0:- {CLASSIC}",
+        {"hoarder": "R12", "blocker": "R12"},
     ),
     Scenario(
         "must-play-the-eleven-that-frees-least",

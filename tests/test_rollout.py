@@ -12,7 +12,8 @@
 - The medium policy scores lays as :mod:`elferraus.bots.medium` does with
   perfect information; the blocking policies make the moves of
   :mod:`elferraus.bots.blocking`'s players, move for move to the end of games
-  from seeded random positions under every rules preset.
+  from seeded random positions under every rules preset; the hoarder lays
+  only to go out or when the rules make it lay, and then lays medium's card.
 - Bad arguments raise ValueError with the same message in both.
 
 Without a built ``_core`` the C side is skipped, unless the environment
@@ -31,11 +32,18 @@ import pytest
 from elferraus import Game, Rules, rollout
 from elferraus._pystate import PyState
 from elferraus.bots import Bot, blocking, medium
-from elferraus.bots.blocking import BlockerBot, OneLayBot, TightBlockerBot
+from elferraus.bots.blocking import BlockerBot, HoarderBot, OneLayBot, TightBlockerBot
 from elferraus.cards import ELEVEN, NUMBERS
 from elferraus.moves import DRAW, DRAW_CODE, LAYS, PASS, PASS_CODE, Move
 from elferraus.rollout import simulation as rollout_simulation
-from elferraus.rollout.simulation import POLICIES, POLICY_BLOCKER, POLICY_ONE_LAY, POLICY_TIGHT_BLOCKER
+from elferraus.rollout.simulation import (
+    POLICIES,
+    POLICY_BLOCKER,
+    POLICY_HOARDER,
+    POLICY_MEDIUM,
+    POLICY_ONE_LAY,
+    POLICY_TIGHT_BLOCKER,
+)
 
 try:
     from elferraus import _core
@@ -574,6 +582,54 @@ def test_medium_scores_match_the_bot() -> None:
     assert checked > 500
 
 
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
+@pytest.mark.parametrize("rules_name", RULE_SETS)
+def test_hoarder_lays_only_to_go_out_or_when_it_must(implementation: str, rules_name: str) -> None:
+    """Every move of a hoarder in a playout: with a lay among several legal moves it lays exactly when it can
+    lay its whole hand (outside the phase after a draw) or may neither draw nor pass; a forced lay that does not
+    go out is medium's lay from the same position; otherwise it draws or ends its turn."""
+    impl = _impl(implementation)
+    counted = {"go out": 0, "forced": 0, "held back": 0}
+    for case, args in enumerate(_search_cases(rules_name, 40)):
+        players = len(args["counts"])
+        hoarders = {args["seat"], (args["seat"] + 1 + case) % players}
+        policies = tuple(POLICY_HOARDER if seat in hoarders else POLICY_BLOCKER for seat in range(players))
+        full = _full_position(args) | {"policies": policies}
+        moves = impl.playout(**full)
+        _replay(full, moves)
+        state = _pystate(full)
+        for code in moves:
+            seat = state.turn
+            legal = state.legal_moves()
+            if seat in hoarders and len(legal) > 1 and legal[0].card is not None:
+                laid, draws, _last = state._phase()
+                goes_out = not (draws and not laid) and rollout_simulation._can_go_out(
+                    state._hand_mask(seat), state._fit_mask()
+                )
+                must_lay = DRAW not in legal and PASS not in legal
+                assert (code >= 0) == (goes_out or must_lay), (rules_name, case, _move(code), legal)
+                if must_lay and not goes_out:
+                    laid_now, draws_now, last_now = state._phase()
+                    position = {
+                        "hands": tuple(state._hand_mask(s) for s in range(players)),
+                        "pile": tuple(state._pile_indices()),
+                        "turn": seat,
+                        "fit": state._fit_mask(),
+                        "laid": laid_now,
+                        "draws": draws_now,
+                        "last_drawn": last_now,
+                        **{key: full[key] for key in ("colors", "max_draws", "must_play", "ends_after_draw")},
+                        "policies": tuple(POLICY_MEDIUM for _ in range(players)),
+                        "seed": 0,
+                    }
+                    assert impl.playout(**position)[0] == code
+                counted["go out" if goes_out else "forced" if must_lay else "held back"] += 1
+            state.push(_move(code))
+    assert counted["held back"] > 100
+    assert counted["go out"] > 10
+    assert counted["forced"] > 100
+
+
 # ---------------------------------------------------------------------------
 # The blocking policies are bots.blocking's players, move for move
 
@@ -631,6 +687,50 @@ def test_blocking_policies_play_as_the_bots(implementation: str, rules_name: str
             game.push(move)
         assert impl.playout(**full) == expected, policies
     assert decisions > 1000
+
+
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
+@pytest.mark.parametrize("rules_name", RULE_SETS)
+def test_hoarder_policy_decides_as_the_hoarder(implementation: str, rules_name: str) -> None:
+    """From real positions the hoarder policy's move is the ``hoarder`` bot's, but for the card of a lay the
+    rules force on it (the policy scores it by medium with every card in view, the bot by what it may see)."""
+    impl = _impl(implementation)
+    decisions = forced = 0
+    for game, blockers in _blocking_table(rules_name, 40):
+        hoarder_seat = game.turn
+        bots = [
+            HoarderBot(seat) if seat == hoarder_seat else BLOCKING_BOTS[blockers[seat]](seat)
+            for seat in range(game.players)
+        ]
+        policies = tuple(POLICY_HOARDER if seat == hoarder_seat else blockers[seat] for seat in range(game.players))
+        while not game.is_over():
+            view = game.view(game.turn)
+            move = bots[game.turn].choose(view)
+            if game.turn == hoarder_seat and len(view.legal) > 1:
+                laid, draws, last = game._phase()
+                full = {
+                    "hands": tuple(game._hand_mask(seat) for seat in range(game.players)),
+                    "pile": tuple(game._pile_indices()),
+                    "turn": game.turn,
+                    "fit": game._fit_mask(),
+                    "laid": laid,
+                    "draws": draws,
+                    "last_drawn": last,
+                    **_rules_args(game.rules),
+                    "policies": policies,
+                    "seed": 0,
+                }
+                code = impl.playout(**full)[0]
+                decisions += 1
+                if DRAW in view.legal or PASS in view.legal:
+                    assert code == move.code, (rules_name, str(view), move)
+                else:  # the rules make it lay
+                    forced += 1
+                    assert code >= 0
+                    assert move.card is not None
+            game.push(move)
+    assert decisions > 300
+    assert forced > 20
 
 
 # ---------------------------------------------------------------------------

@@ -18,7 +18,7 @@ import random
 import pytest
 
 from elferraus import Game, Rules
-from elferraus.bots import make_bot
+from elferraus.bots import HoarderBot, make_bot
 from elferraus.bots.knowledge import TURN_KINDS, Tracker, turn_kind
 from elferraus.bots.search import ExpertBot, HardBot, ReadingExpertBot
 from elferraus.bots.styles import (
@@ -31,6 +31,7 @@ from elferraus.bots.styles import (
     posterior,
     read_styles,
 )
+from elferraus.rollout import POLICY_HOARDER, POLICY_MEDIUM
 
 DRAW_KEEP = turn_kind(drew_first=True, kept=True, lays=0, opened=False, held_back=False)
 DRAW_OTHER = turn_kind(drew_first=True, kept=False, lays=0, opened=False, held_back=False)
@@ -177,7 +178,8 @@ def test_measured_turns_of_a_greedy_player_show_no_holding_back() -> None:
 
 
 def test_the_reading_expert_draws_opponent_models_from_the_reading() -> None:
-    """Against blockers the reading expert's samples model the opponents as blocking styles, not as greedy."""
+    """Against blockers the reading expert's samples model the opponents as blocking styles, not as greedy, and
+    itself as a hoarder."""
     rules = Rules.preset("classic")
     game = Game.deal(players=4, seed=31, rules=rules)
     bots = [ReadingExpertBot(1), *(make_bot("blocker", seat) for seat in (1, 2, 3))]
@@ -197,7 +199,7 @@ def test_the_reading_expert_draws_opponent_models_from_the_reading() -> None:
         game.push(advice.move)
     assert models, "the expert had no real decision late in the game"
     opponents = [policy for sample in models for seat, policy in enumerate(sample) if seat != 0]
-    assert all(sample[0] == STYLE_POLICIES[STYLES.index("medium")] for sample in models)
+    assert all(sample[0] == POLICY_HOARDER for sample in models)
     greedy_share = opponents.count(STYLE_POLICIES[0]) / len(opponents)
     assert greedy_share < 0.3
 
@@ -206,4 +208,70 @@ def test_hard_and_expert_keep_the_greedy_or_medium_models_until_the_reading_is_m
     assert not HardBot.reads_styles
     assert not ExpertBot.reads_styles
     assert ReadingExpertBot.reads_styles
+    assert (HardBot.own_policy, ExpertBot.own_policy, ReadingExpertBot.own_policy) == (
+        POLICY_MEDIUM,
+        POLICY_MEDIUM,
+        POLICY_HOARDER,
+    )
     assert make_bot("expert-reads").name == "expert-reads"
+
+
+def test_the_reading_expert_keeps_the_hoarders_move_unless_the_search_finds_a_clearly_better_one() -> None:
+    """Every searched decision in games against blockers: the hoarder's move, unless the best searched move
+    won more often by more than the margin (a share of the samples) for that kind of default move."""
+    rules = Rules.preset("classic")
+    kept = overruled = searched_alone = 0
+    for deal in range(5, 11):
+        game = Game.deal(players=4, seed=deal, rules=rules)
+        bots = [ReadingExpertBot(deal), *(make_bot("blocker", seat) for seat in (1, 2, 3))]
+        for seat, bot in enumerate(bots):
+            bot.start_game(seat, 4, rules)
+        expert = bots[0]
+        assert isinstance(expert, ReadingExpertBot)
+        hoarder = HoarderBot(deal)
+        hoarder.start_game(0, 4, rules)
+        while not game.is_over():
+            view = game.view(game.turn)
+            if game.turn:
+                game.push(bots[game.turn].choose(view))
+                continue
+            default = hoarder.choose(view)
+            advice = expert.advise(view)
+            if advice.reason == "search":
+                rates = dict(advice.rates)
+                best_move, best_rate = advice.rates[0]
+                margin = expert.hold_margin if default.card is None else expert.lay_margin
+                if expert._default_move(view) is None:  # a table read as greedy: the search alone decides
+                    searched_alone += 1
+                    assert advice.move == best_move
+                elif advice.move == default:
+                    kept += 1
+                    assert best_rate - rates[default] <= margin + 1e-9
+                else:
+                    overruled += 1
+                    assert advice.move == best_move
+                    assert best_rate - rates[default] > margin
+            game.push(advice.move)
+    assert kept > 50
+    assert overruled > 0
+    assert searched_alone < kept
+
+
+def test_the_reading_expert_searches_alone_at_a_table_read_as_greedy() -> None:
+    """Against three greedy players the reading soon says so, and then the hoarder's move is no default."""
+    rules = Rules.preset("classic")
+    game = Game.deal(players=4, seed=12, rules=rules)
+    bots = [ReadingExpertBot(3), *(make_bot("greedy", seat) for seat in (1, 2, 3))]
+    for seat, bot in enumerate(bots):
+        bot.start_game(seat, 4, rules)
+    expert = bots[0]
+    assert isinstance(expert, ReadingExpertBot)
+    defaults = []
+    while not game.is_over():
+        view = game.view(game.turn)
+        move = bots[game.turn].choose(view)
+        if game.turn == 0 and expert.advise(view).reason == "search":
+            defaults.append(expert._default_move(view))
+        game.push(move)
+    assert defaults
+    assert defaults[-1] is None

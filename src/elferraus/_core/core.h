@@ -359,8 +359,10 @@ PyObject *er_state_setstate(CoreState *self, PyObject *state);
 #define POLICY_BLOCKER 3
 #define POLICY_TIGHT_BLOCKER 4
 #define POLICY_ONE_LAY 5
-#define POLICY_LAST POLICY_ONE_LAY
-#define POLICY_NAMES "0 (random), 1 (greedy), 2 (medium), 3 (blocker), 4 (tight-blocker) or 5 (one-lay)"
+#define POLICY_HOARDER 6
+#define POLICY_LAST POLICY_HOARDER
+#define POLICY_NAMES \
+    "0 (random), 1 (greedy), 2 (medium), 3 (blocker), 4 (tight-blocker), 5 (one-lay) or 6 (hoarder)"
 #define MIN_SEATS 2
 
 enum { RUN_OK = 0, RUN_TOO_LONG = 1, RUN_STUCK = 2 };

@@ -1,5 +1,5 @@
 /* The playout engine: a game_t played to its end without Python objects,
- * allocation or the GIL, by the random, greedy, medium and blocking policies, with
+ * allocation or the GIL, by the random, greedy, medium, blocking and hoarding policies, with
  * the rules of core.h (er_legal_codes, er_apply) that the state uses too.
  * Exactly the playouts of elferraus/rollout/ (the reference).
  */
@@ -85,7 +85,8 @@ static int can_go_out(mask_t own, mask_t fit) {
     return mask_empty(own);
 }
 
-static int medium_choose(const game_t *g, const int8_t *codes, int n) {
+/* medium's move; a hoarder (`hoards`) lays only to go out or when the rules leave it no other move. */
+static int medium_choose(const game_t *g, const int8_t *codes, int n, int hoards) {
     if (n == 1) {
         return codes[0];
     }
@@ -103,6 +104,9 @@ static int medium_choose(const game_t *g, const int8_t *codes, int n) {
     }
     if (!after_draw && can_go_out(own, g->fit)) {
         return codes[0];
+    }
+    if (hoards && last < 0) {
+        return last; /* draw, or end the turn keeping every card */
     }
     mask_t others = {0, 0};
     int fewest = DECK + 1;
@@ -248,8 +252,8 @@ int er_sim_run(game_t *g, const int8_t *policies, splitmix_t *rng, long long *ac
         else if (policies[g->to_move] == POLICY_GREEDY) {
             code = codes[0];
         }
-        else if (policies[g->to_move] == POLICY_MEDIUM) {
-            code = medium_choose(g, codes, n);
+        else if (policies[g->to_move] == POLICY_MEDIUM || policies[g->to_move] == POLICY_HOARDER) {
+            code = medium_choose(g, codes, n, policies[g->to_move] == POLICY_HOARDER);
         }
         else {
             code = blocking_choose(g, codes, n, policies[g->to_move]);

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from elferraus.bots.base import Bot
 from elferraus.bots.baseline import GreedyBot, RandomBot
-from elferraus.bots.blocking import BlockerBot, NoOpenBot, OneLayBot, TightBlockerBot
+from elferraus.bots.blocking import BlockerBot, HoarderBot, NoOpenBot, OneLayBot, TightBlockerBot
 from elferraus.bots.easy import EasyBot
 from elferraus.bots.medium import MediumBot
 from elferraus.bots.sampler import SamplerBot
@@ -33,6 +33,7 @@ OPPONENTS: dict[str, Callable[[int], Bot]] = {
     "tight-blocker": TightBlockerBot,
     "one-lay": OneLayBot,
     "no-open": NoOpenBot,
+    "hoarder": HoarderBot,
     "sampler": SamplerBot,
     "expert-reads": ReadingExpertBot,
 }
@@ -104,6 +105,7 @@ __all__ = [
     "ExpertBot",
     "GreedyBot",
     "HardBot",
+    "HoarderBot",
     "MediumBot",
     "NoOpenBot",
     "OneLayBot",

@@ -19,9 +19,13 @@ the lay frees nothing for anybody else. A door that reaches an own card
   least) and always ends its turn after it.
 - ``no-open`` lays whatever fits, as ``greedy`` does, but never lays an 11
   that opens a row while it may draw or end its turn instead.
+- ``hoarder`` never lays of its own accord: it draws, or ends its turn
+  keeping every card, and lays only to go out or when the rules make it
+  lay (then the card ``medium`` would lay).
 
 All of them go out when they can lay their whole hand this turn (but
-``one-lay``, which always stops after one card), decide from the
+``one-lay``, which always stops after one card; ``hoarder`` not in the phase
+after a draw, as ``medium``), decide from the
 :class:`~elferraus.SeatView` alone, and choose only among ``view.legal``.
 """
 
@@ -32,8 +36,10 @@ from dataclasses import dataclass, replace
 
 from elferraus.bots.base import Bot
 from elferraus.bots.baseline import GreedyBot
+from elferraus.bots.medium import MediumBot
 from elferraus.cards import ELEVEN, NUMBERS, Card, Color, mask_of
 from elferraus.moves import DRAW, PASS, Move
+from elferraus.rules import Rules
 from elferraus.view import SeatView
 
 LEAD_GAP = 2
@@ -205,6 +211,42 @@ class OneLayBot(Bot):
         if lays:
             return lays[0].move
         return _hold_back(view)
+
+
+class HoarderBot(Bot):
+    """Lays only to go out or when the rules make it lay; otherwise draws, or ends its turn keeping its cards.
+
+    It holds every card the others need and drains the pile; once the pile is empty (or under must-play
+    rules) it lays the card ``medium`` would lay, one a turn. The search players model their own later
+    moves with its playout policy (``rollout`` policy 6, which decides as this player does, with medium's
+    scores computed from the cards in view).
+    """
+
+    name = "hoarder"
+
+    def __init__(self, seed: int = 0) -> None:
+        super().__init__(seed)
+        self._medium = MediumBot(seed)
+        """Its choice of a lay when the rules make it lay."""
+
+    def start_game(self, seat: int, players: int, rules: Rules) -> None:
+        """Forget the last game."""
+        self._medium.start_game(seat, players, rules)
+
+    def choose(self, view: SeatView) -> Move:
+        """Go out if the whole hand can be laid now; else draw or end the turn; else medium's lay."""
+        legal = view.legal
+        if len(legal) == 1:
+            return legal[0]
+        lays = [move for move in legal if move.card is not None]
+        if not lays:
+            return _hold_back(view)
+        after_draw = bool(view.draws) and not view.laid
+        if not after_draw and can_go_out(view):
+            return min(lays, key=lambda move: move.code)
+        if _may_hold_back(view):
+            return _hold_back(view)
+        return self._medium.choose(view)
 
 
 class NoOpenBot(GreedyBot):

@@ -5,7 +5,8 @@ many times (the others' hands and the pile order, consistent with the hand
 sizes, and weighted by what the others have shown: see
 :mod:`elferraus.bots.knowledge`), plays every candidate move out to the end
 on each sample with fast policies (the ``medium`` heuristic for everybody,
-with perfect information inside a playout), and takes the move that won
+with perfect information inside a playout; ``expert-reads`` models the
+others by their styles and itself as a hoarder), and takes the move that won
 most often. All candidates share each sample and its random stream (common
 random numbers), so their difference is measured, not their luck.
 
@@ -26,10 +27,12 @@ from typing import Any, Literal
 
 from elferraus import core
 from elferraus.bots.base import Bot
+from elferraus.bots.blocking import HoarderBot
 from elferraus.bots.knowledge import Knowledge, Tracker
 from elferraus.bots.medium import MediumBot, can_go_out
 from elferraus.bots.styles import draw_policy, read_styles
 from elferraus.moves import Move
+from elferraus.rollout.simulation import POLICY_HOARDER
 from elferraus.rules import Rules
 from elferraus.view import SeatView
 
@@ -69,6 +72,13 @@ class SearchBot(Bot):
     """How many standard errors the best move must lead by to stop early."""
     indifference = 0.03
     """A lead in win rate too small to be worth more samples."""
+    own_policy = POLICY_MEDIUM
+    """The playout policy of its own later moves (a code of :mod:`elferraus.rollout`)."""
+    hold_margin = 0.0
+    """With a default move (:meth:`_default_move`) that draws or ends the turn: how much more often, as a
+    share of the samples, the search's best move must win to be played instead."""
+    lay_margin = 0.0
+    """The same for a default move that lays a card."""
     reads_styles = False
     """True: each opponent's playout policy is drawn from what his turns show of his style
     (:mod:`elferraus.bots.styles`); False: greedy or medium, by whether he was seen holding a card back."""
@@ -123,13 +133,23 @@ class SearchBot(Bot):
                 break
         order = sorted(range(len(candidates)), key=lambda i: (tally.wins[i], candidates[i] is heuristic), reverse=True)
         rates = tuple((candidates[i], tally.wins[i] / tally.samples) for i in order)
-        return Advice(candidates[order[0]], "search", rates, tally.samples)
+        best = candidates[order[0]]
+        default = self._default_move(view)
+        if default is not None and default in candidates:
+            margin = self.hold_margin if default.card is None else self.lay_margin
+            if tally.wins[order[0]] - tally.wins[candidates.index(default)] <= margin * tally.samples:
+                best = default
+        return Advice(best, "search", rates, tally.samples)
+
+    def _default_move(self, view: SeatView) -> Move | None:
+        """The move played unless the search finds one that wins more often by a margin; None: the best."""
+        return None
 
     def _opponent_models(self, view: SeatView) -> tuple[int, ...]:
         """The playout policy of each seat for one sample.
 
-        Itself: the medium heuristic. Each opponent: greedy or medium at random,
-        greedy only while he has never been seen holding a card back (keeping a
+        Itself: :attr:`own_policy` (the medium heuristic; the hoarder for ``expert-reads``). Each opponent:
+        greedy or medium at random, greedy only while he has never been seen holding a card back (keeping a
         drawn card that fit, or laying a card that already fit when he ended an
         earlier turn): a player who lays whatever he can never does either.
         Over the samples this mixes the two models by what the opponent showed.
@@ -137,10 +157,14 @@ class SearchBot(Bot):
         """
         rng = self._rng
         if self._styles is not None:
-            return tuple(POLICY_MEDIUM if chances is None else draw_policy(chances, rng) for chances in self._styles)
+            return tuple(self.own_policy if chances is None else draw_policy(chances, rng) for chances in self._styles)
         return tuple(
-            POLICY_GREEDY if undecided and rng.random() < GREEDY_PRIOR else POLICY_MEDIUM
-            for undecided in self._undecided
+            POLICY_GREEDY
+            if undecided and rng.random() < GREEDY_PRIOR
+            else self.own_policy
+            if seat == view.seat
+            else POLICY_MEDIUM
+            for seat, undecided in enumerate(self._undecided)
         )
 
     def _undecided_seats(self, view: SeatView) -> tuple[bool, ...]:
@@ -250,10 +274,37 @@ class ExpertBot(SearchBot):
 
 class ReadingExpertBot(ExpertBot):
     """``expert`` that reads the others' styles from their turns and plays each sample out with a style drawn
-    for each of them (:mod:`elferraus.bots.styles`).
+    for each of them (:mod:`elferraus.bots.styles`), and itself as a hoarder: in its playouts it lays only to
+    go out or when the rules make it lay (the ``hoarder`` opponent, which wins most games against players who
+    lay whatever they can and against players who block). The hoarder's move is also its default: the searched
+    best move replaces a default draw or pass only when it won more than :attr:`hold_margin` of the samples
+    more often, and a default lay (a lay the rules force, or going out) whenever it won more often; at a table
+    it reads as players who lay whatever they can (:attr:`greedy_table`) the search alone decides.
 
     Kept beside ``expert`` until it is measured on the strength table's 2,000 deals: the figures published for
     ``expert`` describe the player without the reading (docs/research.md has its screens)."""
 
     name = "expert-reads"
     reads_styles = True
+    own_policy = POLICY_HOARDER
+    hold_margin = 0.1
+    lay_margin = 0.0
+    greedy_table = 0.85
+    """When every opponent lays whatever he can at least this likely (by the reading), the search alone decides:
+    against such players holding back pays less, and the search finds more."""
+
+    def __init__(self, seed: int = 0) -> None:
+        super().__init__(seed)
+        self._hoarder = HoarderBot(seed)
+        """Its default move: the search's best move replaces it only when it wins clearly more often."""
+
+    def start_game(self, seat: int, players: int, rules: Rules) -> None:
+        """Forget the last game."""
+        super().start_game(seat, players, rules)
+        self._hoarder.start_game(seat, players, rules)
+
+    def _default_move(self, view: SeatView) -> Move | None:
+        styles = self._styles
+        if styles is not None and all(chances is None or chances[0] >= self.greedy_table for chances in styles):
+            return None
+        return self._hoarder.choose(view)

@@ -124,6 +124,14 @@ information); ties go to the lowest card index.
   pass when that is legal, else lay the first lay. Under ``must_play`` that
   is the must-play version of each style: the legal moves leave it no
   other choice.
+- ``6`` hoarder: lays only to go out (as medium does: the whole hand from
+  the current table, not in the phase after a draw) or when it may neither
+  draw nor pass (an empty pile, or ``must_play``), and then lays medium's
+  choice; otherwise it draws, or ends its turn keeping every card. It holds
+  the cards the others need, drains the pile, and then lays one card a
+  turn: against players who lay whatever they can or who block it wins
+  most games (docs/research.md), so it is ``expert-reads``' model of
+  itself.
 """
 
 from __future__ import annotations
@@ -133,6 +141,7 @@ from elferraus.rollout.simulation import (
     MAX_ACTIONS,
     POLICY_BLOCKER,
     POLICY_GREEDY,
+    POLICY_HOARDER,
     POLICY_MEDIUM,
     POLICY_ONE_LAY,
     POLICY_RANDOM,
@@ -144,6 +153,7 @@ __all__ = [
     "MAX_ACTIONS",
     "POLICY_BLOCKER",
     "POLICY_GREEDY",
+    "POLICY_HOARDER",
     "POLICY_MEDIUM",
     "POLICY_ONE_LAY",
     "POLICY_RANDOM",

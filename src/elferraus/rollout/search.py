@@ -343,7 +343,7 @@ def search(
     matters); otherwise it may be -1 or any card. ``candidates`` are move
     codes, each legal now (duplicates are allowed: each gets its own
     results); ``policies[s]`` is seat ``s``'s playout policy (0 random,
-    1 greedy, 2 medium, 3 blocker, 4 tight-blocker, 5 one-lay).
+    1 greedy, 2 medium, 3 blocker, 4 tight-blocker, 5 one-lay, 6 hoarder).
 
     Returns ``([(wins, playouts, penalty_sum) per candidate], determinizations)``:
     how often ``seat`` won after each candidate, in how many playouts, and

@@ -17,8 +17,17 @@ POLICY_MEDIUM = 2
 POLICY_BLOCKER = 3
 POLICY_TIGHT_BLOCKER = 4
 POLICY_ONE_LAY = 5
-POLICIES = (POLICY_RANDOM, POLICY_GREEDY, POLICY_MEDIUM, POLICY_BLOCKER, POLICY_TIGHT_BLOCKER, POLICY_ONE_LAY)
-POLICY_NAMES = "0 (random), 1 (greedy), 2 (medium), 3 (blocker), 4 (tight-blocker) or 5 (one-lay)"
+POLICY_HOARDER = 6
+POLICIES = (
+    POLICY_RANDOM,
+    POLICY_GREEDY,
+    POLICY_MEDIUM,
+    POLICY_BLOCKER,
+    POLICY_TIGHT_BLOCKER,
+    POLICY_ONE_LAY,
+    POLICY_HOARDER,
+)
+POLICY_NAMES = "0 (random), 1 (greedy), 2 (medium), 3 (blocker), 4 (tight-blocker), 5 (one-lay) or 6 (hoarder)"
 
 MAX_ACTIONS = 10_000
 """Actions after which a playout is abandoned with RuntimeError (a game always ends long before)."""
@@ -261,7 +270,8 @@ def _lay_score(own: int, others: int, code: int, weight: int) -> int:
     return _BASE + (_FREE_BONUS if free else 0) - weight * released + _UNLOCK * unlocked
 
 
-def _medium(sim: Simulation, legal: list[int]) -> int:
+def _medium(sim: Simulation, legal: list[int], hoards: bool = False) -> int:
+    """medium's move; a hoarder lays only to go out or when the rules leave it no other move."""
     if len(legal) == 1:
         return legal[0]
     seat = sim.to_move
@@ -273,6 +283,8 @@ def _medium(sim: Simulation, legal: list[int]) -> int:
         return DRAW_CODE if DRAW_CODE in legal else PASS_CODE
     if not after_draw and _can_go_out(own, sim.fit):
         return legal[0]
+    if hoards and last < 0:
+        return last  # draw, or end the turn keeping every card
     others = 0
     fewest = DECK + 1
     for other in range(sim.players):
@@ -381,8 +393,8 @@ def run_playout(sim: Simulation, policies: Sequence[int], rng: SplitMix64, moves
             code = legal[rng.below(len(legal))]
         elif policy == POLICY_GREEDY:
             code = legal[0]
-        elif policy == POLICY_MEDIUM:
-            code = _medium(sim, legal)
+        elif policy in (POLICY_MEDIUM, POLICY_HOARDER):
+            code = _medium(sim, legal, policy == POLICY_HOARDER)
         else:
             code = _blocking(sim, legal, policy)
         sim.push(code)
