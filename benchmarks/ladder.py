@@ -7,7 +7,7 @@ once per seat rotation), the level's win share per seat with a 95 % interval
 that takes the deal as the unit. Parity is 25 %. The columns are the
 players a level meets: the plain levels ``greedy`` and ``medium``, the
 players who hold back (``blocker``, ``tight-blocker``, ``one-lay``,
-``no-open``), a mixed table (one each of ``blocker``, ``one-lay`` and
+``no-open``, ``hoarder``), a mixed table (one each of ``blocker``, ``one-lay`` and
 ``greedy``), and the sampling player thinking 0.1 s a move (slow: its own
 number of deals, ``--sampler-deals``).
 
@@ -50,6 +50,7 @@ COLUMNS = (
     Column("tight-blocker", "3 tight-blocker", ("tight-blocker",) * 3),
     Column("one-lay", "3 one-lay", ("one-lay",) * 3),
     Column("no-open", "3 no-open", ("no-open",) * 3),
+    Column("hoarder", "3 hoarder", ("hoarder",) * 3),
     Column("mixed", "blocker, one-lay, greedy", ("blocker", "one-lay", "greedy")),
     Column("sampler", f"3 {SAMPLER}", (SAMPLER,) * 3, slow=True),
 )
