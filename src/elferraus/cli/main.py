@@ -138,7 +138,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--bots",
         required=True,
         help="required: one spec for every seat, or one per seat, comma-separated: a level, an opponent to "
-        "measure against (blocker, tight-blocker, one-lay, no-open, hoarder, sampler:N, sampler:MSms, expert-reads), cmd:PROGRAM ARGS "
+        "measure against (blocker, tight-blocker, one-lay, no-open, hoarder, sampler:N, sampler:MSms, "
+        "expert-reads), cmd:PROGRAM ARGS "
         "or openspiel-ismcts:SIMULATIONS",
     )
     arena.add_argument(
