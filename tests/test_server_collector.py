@@ -57,3 +57,29 @@ print(json.dumps(seen))
 """
     )
     assert found["thresholds"] == [YOUNG, MIDDLE, OLD]
+
+
+def test_the_server_settles_after_its_start_up_and_before_it_listens(tmp_path: Path) -> None:
+    db = tmp_path / "rooms.db"
+    found = _run(
+        f"""
+import json
+from elferraus.server import collector, limits, run_server
+servers = []
+make = limits.BoundedServer.__init__
+def init(self, *args, **kwargs):
+    make(self, *args, **kwargs)
+    servers.append(self)
+limits.BoundedServer.__init__ = init
+seen = {{}}
+def settle():
+    server = servers[0]
+    seen["app_started"] = server.lifespan.startup_event.is_set()
+    seen["listening"] = bool(getattr(server, "servers", []))
+    server.should_exit = True
+collector.settle = settle
+run_server("127.0.0.1", 0, {str(db)!r})
+print(json.dumps(seen))
+"""
+    )
+    assert found == {"app_started": True, "listening": False}

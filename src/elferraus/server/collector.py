@@ -12,9 +12,11 @@ people): move-to-everyone p99 39-47 ms with the defaults, 24 ms paced.
 Paced: young collections every ``YOUNG`` allocations instead of 700, so that
 objects of a move in flight (a few thousand) die young instead of being
 promoted to the old generations, which then fill, and need a full collection,
-far more rarely. What exists once the server listens (modules, the rooms read
-at start) is frozen: never traversed again. Cycles among frozen objects that
-later become garbage stay (the rooms read at start, once; nothing that grows).
+far more rarely. What exists once the app has started (modules, the rooms
+read at start) is frozen before the server listens: never traversed again,
+and that one full collection delays no client. Cycles among frozen objects
+that later become garbage stay (the rooms read at start, once; nothing that
+grows).
 """
 
 from __future__ import annotations

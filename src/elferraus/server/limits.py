@@ -300,13 +300,21 @@ class BoundedServer(uvicorn.Server):
         """Lines printed once the server listens: an address printed earlier may not answer yet."""
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        # Settle the collector after the app's start-up (the rooms are read) and before the server listens:
+        # the one full collection then delays no client.
+        start_app = self.lifespan.startup
+
+        async def start_app_then_settle() -> None:
+            await start_app()
+            collector.settle()
+
+        self.lifespan.startup = start_app_then_settle
         await super().startup(sockets)
         for server in getattr(self, "servers", []):
             for listener in server.sockets:
                 with socket.socket(fileno=os.dup(listener.fileno())) as same:
                     same.listen(LISTEN_QUEUE)
         if self.started:
-            collector.settle()
             for line in self.greeting:
                 print(line, flush=True)
 
