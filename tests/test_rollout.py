@@ -118,6 +118,23 @@ def _root(game: Game, seat: int | None = None) -> dict[str, Any]:
     }
 
 
+def _real_position(game: Game, policies: tuple[int, ...]) -> dict[str, Any]:
+    """The playout arguments of ``game``'s position as it is (every hand and the pile), seat by seat ``policies``."""
+    laid, draws, last = game._phase()
+    return {
+        "hands": tuple(game._hand_mask(seat) for seat in range(game.players)),
+        "pile": tuple(game._pile_indices()),
+        "turn": game.turn,
+        "fit": game._fit_mask(),
+        "laid": laid,
+        "draws": draws,
+        "last_drawn": last,
+        **_rules_args(game.rules),
+        "policies": policies,
+        "seed": 0,
+    }
+
+
 def _random_game(rules: Rules, players: int, seed: int) -> Game | None:
     """A game of random moves stopped at a random point (None if it ended first)."""
     rng = random.Random(seed)
@@ -664,19 +681,7 @@ def test_blocking_policies_play_as_the_bots(implementation: str, rules_name: str
     assert rollout_simulation.LEAD_GAP == blocking.LEAD_GAP
     decisions = 0
     for game, policies in _blocking_table(rules_name, 40):
-        laid, draws, last = game._phase()
-        full = {
-            "hands": tuple(game._hand_mask(seat) for seat in range(game.players)),
-            "pile": tuple(game._pile_indices()),
-            "turn": game.turn,
-            "fit": game._fit_mask(),
-            "laid": laid,
-            "draws": draws,
-            "last_drawn": last,
-            **_rules_args(game.rules),
-            "policies": policies,
-            "seed": 0,
-        }
+        full = _real_position(game, policies)
         bots = [BLOCKING_BOTS[policy](seat) for seat, policy in enumerate(policies)]
         expected = []
         while not game.is_over():
@@ -707,20 +712,7 @@ def test_hoarder_policy_decides_as_the_hoarder(implementation: str, rules_name: 
             view = game.view(game.turn)
             move = bots[game.turn].choose(view)
             if game.turn == hoarder_seat and len(view.legal) > 1:
-                laid, draws, last = game._phase()
-                full = {
-                    "hands": tuple(game._hand_mask(seat) for seat in range(game.players)),
-                    "pile": tuple(game._pile_indices()),
-                    "turn": game.turn,
-                    "fit": game._fit_mask(),
-                    "laid": laid,
-                    "draws": draws,
-                    "last_drawn": last,
-                    **_rules_args(game.rules),
-                    "policies": policies,
-                    "seed": 0,
-                }
-                code = impl.playout(**full)[0]
+                code = impl.playout(**_real_position(game, policies))[0]
                 decisions += 1
                 if DRAW in view.legal or PASS in view.legal:
                     assert code == move.code, (rules_name, str(view), move)
