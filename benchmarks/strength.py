@@ -117,6 +117,22 @@ FIGURES = (
         0.45,
     ),
     Figure(
+        "expert-reads-greedy-2p",
+        "two players: expert-reads vs greedy",
+        "expert-reads",
+        ("expert-reads", "greedy"),
+        "classic",
+        0.997,
+    ),
+    Figure(
+        "expert-reads-sampler",
+        f"expert-reads vs three {SAMPLER}",
+        "expert-reads",
+        ("expert-reads", SAMPLER, SAMPLER, SAMPLER),
+        "classic",
+        0.35,
+    ),
+    Figure(
         "hoarder-blocker",
         "hoarder vs three blocker",
         "hoarder",
@@ -214,7 +230,7 @@ FIGURES = (
 """Every figure also reports the decision times of the other players at its table
 (``greedy`` and ``medium`` are timed there)."""
 
-SLOW = ("expert-ismcts", "expert-sampler", "expert-mixed")
+SLOW = ("expert-ismcts", "expert-sampler", "expert-reads-sampler", "expert-mixed")
 """Figures run only when asked for: OpenSpiel's ISMCTS takes about half a second a move
 (``--only expert-ismcts --deals 100`` needs the ``research`` extra and a few hours on two cores), and
 the sampler a tenth of a second (``--only expert-sampler --deals 100``: about an hour on two cores)."""
