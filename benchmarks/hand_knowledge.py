@@ -9,7 +9,14 @@ It plays against three ``greedy`` on the deals of the strength table
 share is an upper mark for what better reading of the hidden cards could
 still give ``expert`` against ``greedy``.
 
+With ``--against blocker`` the seeing player is ``expert-reads`` against
+three ``blocker``: told the opponents' hands, it still plays them out in the
+styles it reads from their turns. ``--phase empty`` tells it the hands only
+once the pile is empty (``pile``: only before), which shows where in a game
+knowing the hidden cards is worth most.
+
     python benchmarks/hand_knowledge.py --deals 2000 --jobs 2 --json out.json
+    python benchmarks/hand_knowledge.py --against blocker --phase empty --deals 300 --jobs 2
 
 This player is a measuring device and lives here, not among the players:
 it reads the game it plays in, which no computer player may.
@@ -27,7 +34,7 @@ from typing import Any
 from elferraus.arena.stats import KindStats
 from elferraus.bots import make_bot
 from elferraus.bots.knowledge import Knowledge
-from elferraus.bots.search import POLICY_GREEDY, POLICY_MEDIUM, ExpertBot
+from elferraus.bots.search import POLICY_GREEDY, POLICY_MEDIUM, ExpertBot, ReadingExpertBot
 from elferraus.deal import derive_seed
 from elferraus.game import Game
 from elferraus.rules import Rules
@@ -59,19 +66,42 @@ class SeeingExpert(ExpertBot):
         return tuple(POLICY_MEDIUM if seat == view.seat else POLICY_GREEDY for seat in range(view.players))
 
 
-def play_deal(task: tuple[int, int]) -> list[bool]:
+class SeeingReader(ReadingExpertBot):
+    """``expert-reads``' search with the opponents' hands given in one phase of the game (``phase``), sampled
+    in the other; the opponents' styles it still reads from their turns."""
+
+    name = "seeing-reader"
+
+    def __init__(self, seed: int, phase: str = "all") -> None:
+        super().__init__(seed)
+        self.phase = phase
+        self.hands: list[int] = []
+        """Per seat the cards held (a bitmask), set by the game loop before each decision."""
+
+    def _arguments(self, view: SeatView, knowledge: Knowledge) -> dict[str, Any]:
+        arguments = super()._arguments(view, knowledge)
+        if self.phase == "all" or (self.phase == "empty") == (view.pile == 0):
+            arguments["weights"] = tuple(
+                None if seat == view.seat else tuple(float(hand >> card & 1) for card in range(80))
+                for seat, hand in enumerate(self.hands)
+            )
+        return arguments
+
+
+def play_deal(task: tuple[int, int, str, str]) -> list[bool]:
     """Deal ``deal`` in every seat rotation: did the seeing player win each game?"""
-    seed, deal = task
+    seed, deal, against, phase = task
     rules = Rules.preset("classic")
     deal_seed = derive_seed(seed, deal)
     won = []
     for rotation in range(PLAYERS):
         slots = [(seat + rotation) % PLAYERS for seat in range(PLAYERS)]
         game = Game.deal(PLAYERS, deal_seed, rules)
-        seeing = SeeingExpert(derive_seed(deal_seed, rotation, 0))
-        players = [
-            seeing if slot == 0 else make_bot("greedy", derive_seed(deal_seed, rotation, slot)) for slot in slots
-        ]
+        player_seed = derive_seed(deal_seed, rotation, 0)
+        seeing: SeeingExpert | SeeingReader = (
+            SeeingExpert(player_seed) if against == "greedy" else SeeingReader(player_seed, phase)
+        )
+        players = [seeing if slot == 0 else make_bot(against, derive_seed(deal_seed, rotation, slot)) for slot in slots]
         for seat, player in enumerate(players):
             player.start_game(seat, PLAYERS, rules)
         while not game.is_over():
@@ -88,11 +118,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--deals", type=int, default=2000)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--against", choices=("greedy", "blocker"), default="greedy")
+    parser.add_argument(
+        "--phase", choices=("all", "empty", "pile"), default="all", help="with --against blocker: when it sees"
+    )
     parser.add_argument("--json", metavar="OUT")
     args = parser.parse_args(argv)
+    if args.against == "greedy" and args.phase != "all":
+        parser.error("--phase needs --against blocker (the greedy yardstick sees the hands all game)")
     started = time.perf_counter()
     stats = KindStats("seeing-expert")
-    tasks = [(args.seed, deal) for deal in range(args.deals)]
+    tasks = [(args.seed, deal, args.against, args.phase) for deal in range(args.deals)]
     with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
         for deal, won in enumerate(pool.imap(play_deal, tasks, chunksize=4)):
             for game_won in won:
@@ -100,12 +136,14 @@ def main(argv: list[str] | None = None) -> int:
     share, low, high = stats.win_share()
     seconds = time.perf_counter() - started
     print(
-        f"seeing expert vs three greedy: {100 * share:.1f} % [{100 * low:.1f}, {100 * high:.1f}] "
+        f"seeing {'expert' if args.against == 'greedy' else 'expert-reads (' + args.phase + ')'} vs three "
+        f"{args.against}: {100 * share:.1f} % [{100 * low:.1f}, {100 * high:.1f}] "
         f"over {args.deals:,} deals ({stats.seats:,} games, {seconds:.0f} s)"
     )
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:
             report = {"seed": args.seed, "deals": args.deals, "games": stats.seats}
+            report |= {"against": args.against, "phase": args.phase}
             report |= {"win_share": share, "ci95": [low, high], "seconds": seconds}
             json.dump(report, handle, indent=2)
             handle.write("\n")
