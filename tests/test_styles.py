@@ -19,6 +19,7 @@ import pytest
 
 from elferraus import Game, Rules
 from elferraus.bots import HoarderBot, make_bot
+from elferraus.bots.base import Bot
 from elferraus.bots.knowledge import TURN_KINDS, Tracker, turn_kind
 from elferraus.bots.search import ExpertBot, HardBot, ReadingExpertBot
 from elferraus.bots.styles import (
@@ -177,16 +178,23 @@ def test_measured_turns_of_a_greedy_player_show_no_holding_back() -> None:
     assert sum(map(sum, counts)) > 500
 
 
+def _reading_expert_at_table(
+    game_seed: int, expert_seed: int, opponent: str
+) -> tuple[Game, ReadingExpertBot, list[Bot]]:
+    """A classic game of four: a reading expert in seat 0 and three ``opponent`` players, each told its seat."""
+    rules = Rules.preset("classic")
+    game = Game.deal(players=4, seed=game_seed, rules=rules)
+    expert = ReadingExpertBot(expert_seed)
+    bots: list[Bot] = [expert, *(make_bot(opponent, seat) for seat in (1, 2, 3))]
+    for seat, bot in enumerate(bots):
+        bot.start_game(seat, 4, rules)
+    return game, expert, bots
+
+
 def test_the_reading_expert_draws_opponent_models_from_the_reading() -> None:
     """Against blockers the reading expert's samples model the opponents as blocking styles, not as greedy, and
     itself as a hoarder."""
-    rules = Rules.preset("classic")
-    game = Game.deal(players=4, seed=31, rules=rules)
-    bots = [ReadingExpertBot(1), *(make_bot("blocker", seat) for seat in (1, 2, 3))]
-    for seat, bot in enumerate(bots):
-        bot.start_game(seat, 4, rules)
-    expert = bots[0]
-    assert isinstance(expert, ReadingExpertBot)
+    game, expert, bots = _reading_expert_at_table(31, 1, "blocker")
     models: list[tuple[int, ...]] = []
     while not game.is_over():
         view = game.view(game.turn)
@@ -222,12 +230,7 @@ def test_the_reading_expert_keeps_the_hoarders_move_unless_the_search_finds_a_cl
     rules = Rules.preset("classic")
     kept = overruled = searched_alone = 0
     for deal in range(5, 11):
-        game = Game.deal(players=4, seed=deal, rules=rules)
-        bots = [ReadingExpertBot(deal), *(make_bot("blocker", seat) for seat in (1, 2, 3))]
-        for seat, bot in enumerate(bots):
-            bot.start_game(seat, 4, rules)
-        expert = bots[0]
-        assert isinstance(expert, ReadingExpertBot)
+        game, expert, bots = _reading_expert_at_table(deal, deal, "blocker")
         hoarder = HoarderBot(deal)
         hoarder.start_game(0, 4, rules)
         while not game.is_over():
@@ -259,13 +262,7 @@ def test_the_reading_expert_keeps_the_hoarders_move_unless_the_search_finds_a_cl
 
 def test_the_reading_expert_searches_alone_at_a_table_read_as_greedy() -> None:
     """Against three greedy players the reading soon says so, and then the hoarder's move is no default."""
-    rules = Rules.preset("classic")
-    game = Game.deal(players=4, seed=12, rules=rules)
-    bots = [ReadingExpertBot(3), *(make_bot("greedy", seat) for seat in (1, 2, 3))]
-    for seat, bot in enumerate(bots):
-        bot.start_game(seat, 4, rules)
-    expert = bots[0]
-    assert isinstance(expert, ReadingExpertBot)
+    game, expert, bots = _reading_expert_at_table(12, 3, "greedy")
     defaults = []
     while not game.is_over():
         view = game.view(game.turn)
