@@ -43,6 +43,14 @@ from elferraus.view import SeatView
 PLAYERS = 4
 
 
+def _true_hands(hands: list[int], own_seat: int) -> tuple[tuple[float, ...] | None, ...]:
+    """Search weights that make every sampled deal the true one: weight 0 for each card a seat does not hold."""
+    return tuple(
+        None if seat == own_seat else tuple(float(hand >> card & 1) for card in range(80))
+        for seat, hand in enumerate(hands)
+    )
+
+
 class SeeingExpert(ExpertBot):
     """``expert``'s search with the opponents' hands and policies given, not sampled."""
 
@@ -55,11 +63,7 @@ class SeeingExpert(ExpertBot):
 
     def _arguments(self, view: SeatView, knowledge: Knowledge) -> dict[str, Any]:
         arguments = super()._arguments(view, knowledge)
-        # Weight 0 for every card a seat does not hold: the sampled deal is the true one.
-        arguments["weights"] = tuple(
-            None if seat == view.seat else tuple(float(hand >> card & 1) for card in range(80))
-            for seat, hand in enumerate(self.hands)
-        )
+        arguments["weights"] = _true_hands(self.hands, view.seat)
         return arguments
 
     def _opponent_models(self, view: SeatView) -> tuple[int, ...]:
@@ -81,10 +85,7 @@ class SeeingReader(ReadingExpertBot):
     def _arguments(self, view: SeatView, knowledge: Knowledge) -> dict[str, Any]:
         arguments = super()._arguments(view, knowledge)
         if self.phase == "all" or (self.phase == "empty") == (view.pile == 0):
-            arguments["weights"] = tuple(
-                None if seat == view.seat else tuple(float(hand >> card & 1) for card in range(80))
-                for seat, hand in enumerate(self.hands)
-            )
+            arguments["weights"] = _true_hands(self.hands, view.seat)
         return arguments
 
 
