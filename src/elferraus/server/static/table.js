@@ -12,6 +12,13 @@ import { soundSwitch, labelSoundSwitch, playFor } from "./sound.js";
 import { Announcer } from "./announce.js";
 import { Reactions } from "./reactions.js";
 
+// The end of a round's module: fetched once the table is drawn (not with the page), so that when the
+// round ends the result is drawn, and takes the focus, in the same update as the last move.
+let resultModule = null;
+function loadResult() {
+  return import("./result.js").then((module) => (resultModule = module));
+}
+
 /** The status line: on the reader's turn what he may do now, else whose turn it is or who won. */
 export function statusText(m) {
   return m.hasGame ? say(m.prompt || m.words, m.names, m.me) : "";
@@ -133,18 +140,23 @@ export class TableScreen {
     if (isOver(model) && previous && previous.hasGame && !isOver(previous) && (focused || document.activeElement === document.body)) {
       this.focusResult = true;
     }
+    const toResult = this.focusResult;
     this.render();
+    const resultFocused = toResult && !this.focusResult; // drawn now, and it took the focus
     if (previous && previous.hasGame) this.els.boardWrap.scrollLeft = scroll;
     else centerEleven(this.els.boardWrap);
     if (!previous || !previous.hasGame || model.log.length !== previous.log.length) revealLast(this.els.boardWrap);
     this.scrollables();
-    this.restoreFocus(focused, previous);
+    if (!resultFocused) this.restoreFocus(focused, previous);
     this.announcer.follow(previous, model);
     if (flight) fly(flight, this.els.boardWrap);
     flipDrawn(previous, model, this.els.hand);
     playFor(previous, model);
     // the table is drawn and takes clicks from here on (benchmarks/web_time_to_table.py reads this)
-    if (model.hasGame && !(previous && previous.hasGame)) performance.mark(TABLE_READY);
+    if (model.hasGame && !(previous && previous.hasGame)) {
+      performance.mark(TABLE_READY);
+      if (!resultModule) loadResult().catch(() => {}); // fetched again when the round ends if this failed
+    }
   }
 
   render() {
@@ -203,13 +215,15 @@ export class TableScreen {
       e.result.replaceChildren();
       return;
     }
-    import("./result.js").then(({ renderResult }) => {
+    const show = ({ renderResult }) => {
       if (!isOver(this.model)) return;
       e.result.hidden = false;
       fill(e.result, renderResult(this.model, this.actions));
       if (this.focusResult) e.result.focus();
       this.focusResult = false;
-    });
+    };
+    if (resultModule) show(resultModule);
+    else loadResult().then(show);
   }
 
   legalCards() {
