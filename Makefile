@@ -10,9 +10,9 @@ CHROMIUM ?= /usr/bin/chromium
 
 .PHONY: play test check lint typecheck layers browser bench clean fuzz train
 
-$(STAMP): requirements/dev.lock pyproject.toml $(wildcard src/elferraus/_core/*.c src/elferraus/_core/*.h)
+$(STAMP): requirements/dev.lock requirements/older-pythons.lock pyproject.toml $(wildcard src/elferraus/_core/*.c src/elferraus/_core/*.h)
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements/dev.lock
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements/dev.lock -r requirements/older-pythons.lock
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	touch $(STAMP)
 
