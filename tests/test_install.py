@@ -30,7 +30,8 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 ROOT = Path(__file__).resolve().parents[1]
-LOCK = ROOT / "requirements" / "dev.lock"
+LOCKS = (ROOT / "requirements" / "dev.lock", ROOT / "requirements" / "older-pythons.lock")
+"""The lock and what some Pythons need beside it (the Makefile installs both)."""
 PACKAGE = ROOT / "src" / "elferraus"
 JUNK = re.compile(
     r"(^|/)(tests?|\.venv[^/]*|\.git|build|dist|benchmarks|examples|docs|__pycache__)/|\.pyc$|\.o$|\.egg-info"
@@ -115,12 +116,13 @@ def runtime_closure(wheel: Path) -> set[str]:
 
 
 def lock_entries() -> dict[str, str]:
-    """Each package of the lock file: its pin with every hash, as the lock writes it."""
+    """Each package of the lock files: its pin with every hash (and marker), as the lock writes it."""
     entries: dict[str, str] = {}
-    for block in re.split(r"\n(?=[A-Za-z0-9])", LOCK.read_text(encoding="utf-8")):
-        lines = [line for line in block.splitlines() if line.strip() and not line.lstrip().startswith("#")]
-        if lines and "==" in lines[0]:
-            entries[canonicalize_name(lines[0].split("==")[0])] = "\n".join(lines)
+    for lock in LOCKS:
+        for block in re.split(r"\n(?=[A-Za-z0-9])", lock.read_text(encoding="utf-8")):
+            lines = [line for line in block.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+            if lines and "==" in lines[0]:
+                entries[canonicalize_name(lines[0].split("==")[0].strip())] = "\n".join(lines)
     return entries
 
 
@@ -129,7 +131,7 @@ def runtime_requirements(wheel: Path, path: Path) -> list[str]:
     needed = runtime_closure(wheel)
     entries = lock_entries()
     missing = sorted(needed - set(entries))
-    assert not missing, f"runtime dependencies missing from {LOCK.name}: {missing}"
+    assert not missing, f"runtime dependencies missing from {' and '.join(lock.name for lock in LOCKS)}: {missing}"
     digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
     pins = [entries[name] for name in sorted(needed)]
     path.write_text("\n".join([*pins, f"elferraus @ {wheel.as_uri()} --hash=sha256:{digest}"]) + "\n", encoding="utf-8")
