@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import re
@@ -179,7 +180,7 @@ def test_create_with_every_setting(tmp_path: Path) -> None:
 def test_the_store_keeps_only_the_tokens_hash(tmp_path: Path) -> None:
     async def test(base: str) -> None:
         room = await create_room(base, name="Anna", players=2)
-        with sqlite3.connect(tmp_path / "rooms.db") as db:
+        with contextlib.closing(sqlite3.connect(tmp_path / "rooms.db")) as db:
             stored = db.execute("SELECT token_hash FROM seats WHERE code = ? AND seat = 0", (room["code"],)).fetchone()
         assert stored[0] == hashlib.sha256(room["token"].encode()).hexdigest()
         for file in tmp_path.glob("rooms.db*"):
@@ -252,7 +253,7 @@ def test_invalid_settings_are_refused_with_the_reason(tmp_path: Path) -> None:
                     wrong.append(f"{change} ({lang}): {answer.status_code} {answer.text}, expected {expected}")
         assert not wrong
         # none of them made a room
-        with sqlite3.connect(tmp_path / "rooms.db") as db:
+        with contextlib.closing(sqlite3.connect(tmp_path / "rooms.db")) as db:
             assert db.execute("SELECT COUNT(*) FROM rooms").fetchone() == (0,)
 
     run(tmp_path, test)

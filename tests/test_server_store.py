@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -111,7 +112,7 @@ def test_everything_survives_closing_and_reopening(tmp_path: Path) -> None:
     store.add_move(game, 0, "0 R11")
     before = list(store.rooms())
     # a second reader sees the committed move at once (it is committed before anyone is told)
-    with sqlite3.connect(path) as reader:
+    with contextlib.closing(sqlite3.connect(path)) as reader:
         assert reader.execute("SELECT text FROM moves WHERE game = ?", (game,)).fetchall() == [("0 R11",)]
     store.close()
     again = SqliteDatabase(path)
