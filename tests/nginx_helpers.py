@@ -133,7 +133,8 @@ class Nginx:
             try:
                 with urllib.request.urlopen(f"{self.url}/healthz", timeout=1):
                     return
-            except urllib.error.HTTPError:
+            except urllib.error.HTTPError as error:
+                error.close()  # it holds the answer's connection open until closed
                 return  # nginx answered (a 502 while no process is up is an answer too)
             except OSError:
                 time.sleep(0.02)

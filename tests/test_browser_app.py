@@ -65,7 +65,8 @@ def fetch(base: str, path: str, headers: dict[str, str] | None = None) -> tuple[
         with urllib.request.urlopen(request, timeout=10) as answer:
             return answer.status, {k.lower(): v for k, v in answer.headers.items()}, answer.read()
     except urllib.error.HTTPError as error:
-        return error.code, {k.lower(): v for k, v in error.headers.items()}, error.read()
+        with error:  # it holds the answer's connection open until closed
+            return error.code, {k.lower(): v for k, v in error.headers.items()}, error.read()
 
 
 def worker_ready(page: Page) -> None:
