@@ -240,6 +240,11 @@ FOCUS = """() => {
 }"""
 
 
+# The hand as the page draws it: each card's test id, tab stop and classes (for a failure's message).
+HAND = """[...document.querySelectorAll('[data-testid="hand"] .card')].map(
+  (card) => `${card.dataset.testid} ${card.tabIndex} ${card.className}`)"""
+
+
 class Keyboard:
     """The keys of one page, and every control they brought the focus to (each must show it)."""
 
@@ -353,8 +358,11 @@ def test_a_whole_game_with_the_keyboard_alone(
             keys.press("Enter" if used["lay"] % 2 == 0 else "Space")
             assert keys.next_line(lines) == tr("you_lay", "en", card=str(focused["testid"]).removeprefix("card-"))
             used["lay"] += 1
-        if not probe(page)["over"]:  # (at the end the focus goes to the result, below)
-            assert keys.focus() is not None, f"the focus fell to the page after {dict(used)}"
+        if not (after := probe(page))["over"]:  # (at the end the focus goes to the result, below)
+            assert keys.focus() is not None, (
+                f"the focus fell to the page after {dict(used)}; the focus before: {keys.reached[-3:]}; "
+                f"the table now: {after}; the hand: {page.evaluate(HAND)}"
+            )
     assert min(used[move] for move in ("lay", "draw", "end")) >= 2, dict(used)
 
     # the result: the focus comes to it, and its buttons are next
