@@ -53,4 +53,4 @@ def run_tui(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     save_path = args.save if args.save is not None else args.resume
     app = ElferRausApp(choices, lang=lang, table=table, save_path=save_path, seed=args.seed)
     app.run()
-    return 0
+    return app.return_code or 0

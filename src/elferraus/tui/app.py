@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import random
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar
@@ -19,6 +21,23 @@ from elferraus.tui.save_dialog import SaveDialog
 from elferraus.tui.setup_screen import SetupChoices, SetupScreen
 from elferraus.tui.table_screen import TableScreen
 from elferraus.tui.theme import THEME
+
+HANGUP_CHECK_SECONDS = 1.0
+"""How often the game looks whether its terminal is still there."""
+HANGUP_EXIT_CODE = 129
+"""The exit code once the terminal is gone (128 + SIGHUP, as if the hang-up had ended the game)."""
+
+
+def _terminal_fd() -> int | None:
+    """The game's standard input while it is a terminal, else None (never one, or hung up)."""
+    stdin = sys.__stdin__
+    if stdin is None:
+        return None
+    try:
+        fd = stdin.fileno()
+    except (OSError, ValueError):
+        return None
+    return fd if os.isatty(fd) else None
 
 
 class ElferRausApp(App[None]):
@@ -75,12 +94,21 @@ class ElferRausApp(App[None]):
         return self._table
 
     def on_mount(self) -> None:
+        if not self.is_headless and _terminal_fd() is not None:
+            self.set_interval(HANGUP_CHECK_SECONDS, self._leave_if_hung_up)
         if self._table is not None:
             self.push_screen(TableScreen())
         elif self._start:
             self.start_table(self.choices)
         else:
             self.push_screen(SetupScreen(self.choices))
+
+    def _leave_if_hung_up(self) -> None:
+        # A closed terminal window sends SIGHUP only to its session's leader: under `make play` that is make,
+        # which waits for the game, and the game's input thread then reads end-of-file without end (a core at
+        # full load). So the game leaves by itself once its terminal is gone.
+        if _terminal_fd() is None:
+            self.exit(return_code=HANGUP_EXIT_CODE)
 
     # -- starting -------------------------------------------------------------
 
