@@ -142,8 +142,10 @@ async def play_round(
         await client.until(lambda s, seq=seq, errors=errors: s["seq"] > seq or len(client.errors) > errors, timeout)
         if len(client.errors) > errors:
             error = client.errors[errors]
-            last = [frame[:300] for frame in client.received[-6:]]
-            assert error["code"] == "stale", (error, f"the last frames this client received: {last}")
+            assert error["code"] == "stale", (
+                error,
+                f"the last frames this client received: {[frame[:300] for frame in client.received[-6:]]}",
+            )
             await client.until(lambda s, now=error["seq"]: s["seq"] >= now, timeout)
 
 

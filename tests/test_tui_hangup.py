@@ -38,7 +38,7 @@ def _read_until(fd: int, wanted: bytes, seconds: float) -> bytes:
 def test_the_game_leaves_when_its_terminal_closes_without_a_hangup_signal(tmp_path: Path) -> None:
     terminal, game_side = pty.openpty()
     env = {**os.environ, "TERM": "xterm-256color", "HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "data")}
-    env.pop("TEXTUAL", None)
+    env.pop("TEXTUAL", None)  # a developer's TEXTUAL=devtools,debug would change how the game runs
     game = subprocess.Popen(
         [sys.executable, "-m", "elferraus.cli.main", "play", "--lang", "en"],
         stdin=game_side,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import random
 import sys
 from collections.abc import Callable
@@ -28,16 +27,13 @@ HANGUP_EXIT_CODE = 129
 """The exit code once the terminal is gone (128 + SIGHUP, as if the hang-up had ended the game)."""
 
 
-def _terminal_fd() -> int | None:
-    """The game's standard input while it is a terminal, else None (never one, or hung up)."""
+def _on_a_terminal() -> bool:
+    """True while the game's standard input is a terminal (False if it never was, or once it hung up)."""
     stdin = sys.__stdin__
-    if stdin is None:
-        return None
     try:
-        fd = stdin.fileno()
-    except (OSError, ValueError):
-        return None
-    return fd if os.isatty(fd) else None
+        return stdin is not None and stdin.isatty()
+    except ValueError:  # closed
+        return False
 
 
 class ElferRausApp(App[None]):
@@ -94,7 +90,7 @@ class ElferRausApp(App[None]):
         return self._table
 
     def on_mount(self) -> None:
-        if not self.is_headless and _terminal_fd() is not None:
+        if not self.is_headless and _on_a_terminal():
             self.set_interval(HANGUP_CHECK_SECONDS, self._leave_if_hung_up)
         if self._table is not None:
             self.push_screen(TableScreen())
@@ -107,7 +103,7 @@ class ElferRausApp(App[None]):
         # A closed terminal window sends SIGHUP only to its session's leader: under `make play` that is make,
         # which waits for the game, and the game's input thread then reads end-of-file without end (a core at
         # full load). So the game leaves by itself once its terminal is gone.
-        if _terminal_fd() is None:
+        if not _on_a_terminal():
             self.exit(return_code=HANGUP_EXIT_CODE)
 
     # -- starting -------------------------------------------------------------
