@@ -652,6 +652,32 @@ def test_every_answer_carries_the_security_headers(tmp_path: Path) -> None:
     run(tmp_path, test)
 
 
+@pytest.mark.parametrize(
+    ("path", "location"),
+    [
+        ("/static", "/static/"),
+        ("/static?lang=de", "/static/?lang=de"),
+        ("/rules/", "/rules"),
+        ("/rules/?lang=de", "/rules?lang=de"),
+        ("/r/ABC234/", "/r/ABC234"),
+        ("/api/rooms/", "/api/rooms"),
+    ],
+)
+def test_a_redirect_never_names_the_host_the_request_sent(tmp_path: Path, path: str, location: str) -> None:
+    """A forged ``Host`` is not reflected: every redirect is a path on the site itself."""
+
+    async def test(base: str) -> None:
+        async with httpx.AsyncClient(base_url=base, timeout=10) as http:
+            for host in ("evil.example", "evil.example:8443", "127.0.0.1"):
+                answer = await http.get(path, headers={"Host": host}, follow_redirects=False)
+                assert answer.status_code == 307, (path, host)
+                assert answer.headers["location"] == location, (path, host)
+            followed = await http.get(path, follow_redirects=True)
+            assert followed.url.path == location.partition("?")[0]
+
+    run(tmp_path, test)
+
+
 def test_the_pages_files_are_checked_by_etag_alone(tmp_path: Path) -> None:
     """The documents and the static files are revalidated on every load by their ETag: no Last-Modified,
     no Accept-Ranges (a range of a file is not a range of its compressed body), and a 304 when unchanged."""

@@ -29,7 +29,7 @@ from elferraus.errors import RecordError
 from elferraus.i18n import COLOR_WORDS, MESSAGES, Lang
 from elferraus.server.bus import BusError, open_bus
 from elferraus.server.connection import Connection, TokenBucket
-from elferraus.server.headers import BodyLimit, RevalidateStatic, SecurityHeaders
+from elferraus.server.headers import BodyLimit, RelativeRedirects, RevalidateStatic, SecurityHeaders
 from elferraus.server.lobby import Lobby
 from elferraus.server.payloads import presets_payload, replay_payload
 from elferraus.server.rooms import RoomError
@@ -196,6 +196,7 @@ def create_app(
         strict_content_type=False,
         middleware=[
             Middleware(SecurityHeaders),
+            Middleware(RelativeRedirects),
             Middleware(
                 BodyLimit,
                 limit=MAX_BODY,

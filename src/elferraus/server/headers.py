@@ -1,8 +1,9 @@
-"""ASGI middleware around every answer: security headers, the body limit, revalidated assets."""
+"""ASGI middleware around every answer: security headers, relative redirects, the body limit, revalidated assets."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from urllib.parse import urlsplit
 
 from starlette.datastructures import MutableHeaders
 from starlette.responses import Response
@@ -51,6 +52,43 @@ class SecurityHeaders:
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
+
+
+def relative_location(location: str) -> str:
+    """``location`` as a path on this site: what a client sent as ``Host`` never comes back in a redirect.
+
+    >>> relative_location("http://evil.example/static/?lang=de"), relative_location("//evil.example/rules")
+    ('/static/?lang=de', '/rules')
+    >>> relative_location("/r/ABC234"), relative_location("http://evil.example//evil.example/")
+    ('/r/ABC234', '/evil.example/')
+    """
+    parts = urlsplit(location)
+    # A path starting with two slashes would name another site again ("//host/..."): one slash is the same path.
+    path = "/" + parts.path.lstrip("/")
+    return path + (f"?{parts.query}" if parts.query else "")
+
+
+class RelativeRedirects:
+    """Every redirect of the site (Starlette's added or removed trailing slash, for ``/static`` and ``/rules/``)
+    points to a path on the same site, never to the host the request named: the server only ever redirects to
+    itself, and a forged ``Host`` must not come back in ``Location``."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_relative(message: Message) -> None:
+            if message["type"] == "http.response.start" and 300 <= message["status"] < 400:
+                headers = MutableHeaders(scope=message)
+                if "location" in headers:
+                    headers["location"] = relative_location(headers["location"])
+            await send(message)
+
+        await self.app(scope, receive, send_relative)
 
 
 class BodyLimit:
