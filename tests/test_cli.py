@@ -429,6 +429,20 @@ def test_serve_limits_new_rooms_per_address_by_default(capsys: pytest.CaptureFix
         assert "--rooms-per-minute" in capsys.readouterr().err
 
 
+def test_serve_takes_the_sites_origins_and_refuses_what_is_no_origin(capsys: pytest.CaptureFixture[str]) -> None:
+    from elferraus.cli.main import build_parser
+
+    parser = build_parser()
+    assert parser.parse_args(["serve"]).allowed_origins == frozenset()
+    given = parser.parse_args(["serve", "--allowed-origins", "https://Elfer.Example:443/, http://[::1]:8000"])
+    assert given.allowed_origins == {"https://elfer.example", "http://[::1]:8000"}
+    for wrong in ("https://elfer.example/play", "elfer.example", "ftp://elfer.example", "https://a@elfer.example"):
+        with pytest.raises(SystemExit):
+            parser.parse_args(["serve", "--allowed-origins", wrong])
+        error = capsys.readouterr().err
+        assert f"argument --allowed-origins: {wrong!r} is no origin" in error, error
+
+
 def _subcommand(name: str) -> argparse.ArgumentParser:
     commands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
     parser = commands.choices[name]

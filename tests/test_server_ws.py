@@ -225,6 +225,46 @@ def test_a_lower_case_code_reaches_the_room(tmp_path: Path) -> None:
     asyncio.run(main())
 
 
+@pytest.mark.parametrize(
+    ("allowed", "origin", "admitted"),
+    [
+        ((), "https://evil.example", True),  # no list: any origin (a seat is a token, never a cookie)
+        (("https://elfer.example",), "https://evil.example", False),
+        (("https://elfer.example",), "https://elfer.example.evil.example", False),
+        (("https://elfer.example",), "http://elfer.example", False),  # another scheme is another site
+        (("https://elfer.example",), "null", False),  # a sandboxed frame or a local file
+        (("https://elfer.example",), "HTTPS://Elfer.Example:443", True),
+        (("https://elfer.example", "https://www.elfer.example"), "https://www.elfer.example", True),
+        (("https://elfer.example",), None, True),  # no browser: it could have sent any Origin
+    ],
+)
+def test_a_websocket_from_a_foreign_origin_is_refused_when_the_site_names_its_own(
+    tmp_path: Path, allowed: tuple[str, ...], origin: str | None, admitted: bool
+) -> None:
+    from websockets.asyncio.client import connect
+    from websockets.exceptions import InvalidStatus
+
+    from elferraus.server.origins import parse_origins
+
+    async def main() -> None:
+        async with serving(str(tmp_path / "rooms.db"), allowed_origins=parse_origins(",".join(allowed))) as base:
+            code, tokens = await room_with_people(base, 1, name="Anna", players=2, pace=0)
+            url = base.replace("http://", "ws://") + f"/ws/{code}"
+            headers = {} if origin is None else {"Origin": origin}
+            if not admitted:
+                with pytest.raises(InvalidStatus) as refused:
+                    await connect(url, additional_headers=headers, open_timeout=10)
+                assert refused.value.response.status_code == 403
+                return
+            async with connect(url, additional_headers=headers, open_timeout=10) as socket:
+                await socket.send(json.dumps({"type": "hello", "token": tokens[0], "lang": "en"}))
+                first = json.loads(await asyncio.wait_for(socket.recv(), 10))
+                assert first["type"] == "state"
+                assert (first["seat"], first["room"]["code"]) == (0, code)
+
+    asyncio.run(main())
+
+
 # -- ping, unknown types, hello twice ------------------------------------------
 
 

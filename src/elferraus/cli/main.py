@@ -50,6 +50,15 @@ def _positive_float(text: str) -> float:
     return value
 
 
+def _origins(text: str) -> frozenset[str]:
+    from elferraus.server.origins import parse_origins
+
+    try:
+        return parse_origins(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
     parser = argparse.ArgumentParser(
@@ -231,6 +240,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="proxies whose X-Forwarded-For is believed, comma-separated addresses or networks ('*': all); "
         "their own connections are not capped per address, the clients they forward are (default: none)",
     )
+    serve.add_argument(
+        "--allowed-origins",
+        type=_origins,
+        default=frozenset(),
+        metavar="LIST",
+        help="the site's own origins, comma-separated, e.g. https://elfer.example: a WebSocket opened by a page "
+        "of any other site is refused (default: none named, any accepted; harmless, as a seat is the token the "
+        "page sends, never a cookie)",
+    )
 
     backup = commands.add_parser(
         "backup",
@@ -331,6 +349,7 @@ def _dispatch(argv: Sequence[str] | None) -> int:
             max_connections_per_address=args.max_connections_per_address,
             max_connections=args.max_connections,
             forwarded_allow_ips=args.forwarded_allow_ips,
+            allowed_origins=args.allowed_origins,
         )
     if args.command == "play":
         if not args.plain and sys.stdin.isatty() and sys.stdout.isatty():

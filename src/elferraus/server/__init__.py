@@ -26,6 +26,7 @@ def run_server(
     max_connections_per_address: int | None = None,
     max_connections: int | None = None,
     forwarded_allow_ips: str = "",
+    allowed_origins: frozenset[str] = frozenset(),
 ) -> int:
     """Serve until interrupted; returns the exit code.
 
@@ -37,6 +38,8 @@ def run_server(
         max_connections: connections all clients may hold open (default, and at most: what the
             open-files limit allows, ``limits.safe_max_connections``).
         forwarded_allow_ips: proxies whose ``X-Forwarded-For`` is believed, comma-separated (default none).
+        allowed_origins: the site's own origins (``origins.parse_origins``): if any, a WebSocket opened by a
+            page of another site is refused (default none: any, harmless as nobody logs in with a cookie).
     """
     import uvicorn
 
@@ -55,7 +58,7 @@ def run_server(
         print(f"elferraus: --max-connections lowered to {total}, what {fd_limit} open files allow", flush=True)
     elif max_connections is not None:
         total = max_connections
-    app: Any = create_app(db, bus_url=bus, rooms_per_minute=rooms_per_minute)
+    app: Any = create_app(db, bus_url=bus, rooms_per_minute=rooms_per_minute, allowed_origins=allowed_origins)
     fastapi_app = app
     guard = limits.ConnectionGuard(per_address, total)
     if forwarded_allow_ips:

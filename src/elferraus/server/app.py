@@ -7,7 +7,7 @@ import contextlib
 import json
 import logging
 import math
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Collection
 from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any
@@ -31,6 +31,7 @@ from elferraus.server.bus import BusError, open_bus
 from elferraus.server.connection import Connection, TokenBucket
 from elferraus.server.headers import BodyLimit, RelativeRedirects, RevalidateStatic, SecurityHeaders
 from elferraus.server.lobby import Lobby
+from elferraus.server.origins import origin_allowed
 from elferraus.server.payloads import presets_payload, replay_payload
 from elferraus.server.rooms import RoomError
 from elferraus.server.schemas import (
@@ -146,11 +147,14 @@ def create_app(
     bus_url: str | None = None,
     static_dir: Path | None = None,
     rooms_per_minute: float = ROOMS_PER_MINUTE,
+    allowed_origins: Collection[str] = (),
 ) -> FastAPI:
     """The server's ASGI app, with its rooms stored in ``db_path`` (a SQLite file or a ``postgresql://`` URL).
 
     One client address may create ``rooms_per_minute`` rooms a minute on
     average, up to ``ROOM_BURST`` at once (0: no limit); more are refused with 429.
+    ``allowed_origins`` (normal origins, ``origins.normal_origin``): if any, a
+    WebSocket from a browser on another site is refused at the handshake.
     """
     assets = static_dir or STATIC
     state: dict[str, Lobby] = {}
@@ -357,6 +361,9 @@ def create_app(
 
     @app.websocket("/ws/{code}")
     async def websocket_endpoint(websocket: WebSocket) -> None:
+        if not origin_allowed(websocket.headers.get("origin"), allowed_origins):
+            await websocket.close(1008)  # before the handshake is accepted: the browser is answered 403
+            return
         await websocket.accept()
         try:
             room = await lobby().room(str(websocket.path_params["code"]))
