@@ -420,6 +420,71 @@ def test_joining_a_seat_that_is_not_free(tmp_path: Path) -> None:
     run(tmp_path, test)
 
 
+# (name sent, what the table answers: "ok" with the name kept, or the refusal's code)
+NAMES_AT_THE_TABLE = [
+    ("Ben", "ok", "Ben"),
+    ("Zoe\u0308", "ok", "Zo\u00eb"),  # NFD is kept as NFC
+    ("  Ben \u2800 Bo\u3164 ", "ok", "Ben Bo"),  # blank-looking characters are white space
+    ("Computerfan", "ok", "Computerfan"),
+    ("Anna", "name_taken", "Anna"),  # the host's own name
+    ("ANNA", "name_taken", "Anna"),
+    ("\u0410nna", "name_taken", "Anna"),  # a Cyrillic capital A
+    ("\uff21\uff4e\uff4e\uff41", "name_taken", "Anna"),  # full-width letters
+    ("A\u2800nna", "ok", "A nna"),  # a visible gap: another name
+    ("Anna\u2800", "name_taken", "Anna"),
+    ("Computer 3", "computer", None),  # the computer's own name
+    ("Computer (easy)", "computer", None),
+    ("c0mputer 3 (leicht)", "computer", None),
+    ("Computer", "computer", None),
+    ("\u3164", "invisible", None),
+    ("\u2800\u2800", "invisible", None),
+    ("\u115f\u1160 \uffa0", "invisible", None),
+    ("\u0301", "invisible", None),  # a mark on nothing
+]
+
+
+@pytest.mark.parametrize(("sent", "outcome", "kept"), NAMES_AT_THE_TABLE)
+def test_a_name_is_normalised_and_never_looks_like_another_seats(
+    tmp_path: Path, sent: str, outcome: str, kept: str | None
+) -> None:
+    async def test(base: str) -> None:
+        room = await create_room(
+            base, name="Anna", players=4, seats=[{"kind": "open"}, {"kind": "computer", "level": "easy"}]
+        )
+        code = room["code"]
+        answer = await post(base, f"/api/rooms/{code}/join", json={"name": sent, "seat": 1})
+        seats = (await get(base, f"/api/rooms/{code}")).json()["seats"]
+        if outcome == "ok":
+            assert answer.status_code == 200, answer.text
+            assert seats[1]["name"] == kept
+            return
+        assert seats[1]["kind"] == "open"  # nothing was taken
+        if outcome == "name_taken":
+            problem = tr("web_error_name_taken", "en", name=kept)
+            refused(answer, 409, "name_taken", tr("web_error_in_field", "en", field="name", problem=problem), "name")
+        else:
+            key = "web_error_name_computer" if outcome == "computer" else "web_error_name"
+            problem = tr("web_error_in_field", "en", field="name", problem=tr(key, "en"))
+            refused(answer, 400, "bad_request", problem, "name")
+            host = await post(base, "/api/rooms", json={"name": sent, "players": 3})
+            refused(host, 400, "bad_request", problem, "name")
+
+    run(tmp_path, test)
+
+
+def test_a_second_guest_cannot_take_the_first_guests_name(tmp_path: Path) -> None:
+    async def test(base: str) -> None:
+        room = await create_room(base, name="Anna", players=4)
+        code = room["code"]
+        await join_room(base, code, 1, "Zoë")
+        answer = await post(base, f"/api/rooms/{code}/join?lang=de", json={"name": "Zoe\u0308", "seat": 2})
+        problem = tr("web_error_name_taken", "de", name="Zoë")
+        refused(answer, 409, "name_taken", tr("web_error_in_field", "de", field="name", problem=problem), "name")
+        assert (await post(base, f"/api/rooms/{code}/join", json={"name": "Zoé", "seat": 2})).status_code == 200
+
+    run(tmp_path, test)
+
+
 def test_joining_after_the_start_is_refused(tmp_path: Path) -> None:
     async def test(base: str) -> None:
         room = await create_room(base, name="Anna", players=3, pace=0, fill="easy")

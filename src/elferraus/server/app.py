@@ -27,6 +27,7 @@ from starlette.websockets import WebSocket
 
 from elferraus.errors import RecordError
 from elferraus.i18n import COLOR_WORDS, MESSAGES, Lang
+from elferraus.server import names
 from elferraus.server.bus import BusError, open_bus
 from elferraus.server.connection import Connection, TokenBucket
 from elferraus.server.headers import BodyLimit, RelativeRedirects, RevalidateStatic, SecurityHeaders
@@ -65,6 +66,7 @@ STATUS_OF = {
     "not_found": 404,
     "method_not_allowed": 405,
     "seat_taken": 409,
+    "name_taken": 409,
     "wrong_status": 409,
     "set_aside": 409,
     "too_big": 413,
@@ -180,6 +182,7 @@ def create_app(
         except BusError:
             await store.close()
             raise
+        await asyncio.to_thread(names.skeleton, "")  # Unicode's look-alikes are read before the first name comes
         state["lobby"] = Lobby(store, bus)
         app.state.bus = bus
         try:

@@ -16,7 +16,16 @@ from typing import Any
 
 from elferraus.i18n import tr
 from elferraus.server.bus import STEWARD_TICK, Bus, LocalBus
-from elferraus.server.rooms import CODE_LENGTH, Room, RoomError, RoomSettings, SeatState, hash_token, new_code
+from elferraus.server.rooms import (
+    CODE_LENGTH,
+    Room,
+    RoomError,
+    RoomSettings,
+    SeatState,
+    check_name,
+    hash_token,
+    new_code,
+)
 from elferraus.server.schemas import NewRoom
 from elferraus.server.store import RoomRow, Store, StoreError, UnreadableRoom
 
@@ -106,6 +115,7 @@ class Lobby:
                 seats.append(SeatState(seat, name, "computer", spec.level or settings.fill))
             else:
                 seats.append(SeatState(seat, "", "open"))
+        check_name(choice.name, [state.name for state in seats[1:]])
 
         async def taken(candidate: str) -> bool:
             return candidate in self.rooms or candidate in self.set_aside or await self.store.code_exists(candidate)

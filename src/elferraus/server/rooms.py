@@ -32,6 +32,7 @@ from elferraus.match import Match
 from elferraus.moves import Move
 from elferraus.record import read_record
 from elferraus.rules import PRESETS, Rules
+from elferraus.server.names import clashing_name, looks_like_a_computer
 from elferraus.server.payloads import game_payload, game_text, hidden_moves, view_text
 from elferraus.server.reactions import reaction_text
 from elferraus.server.store import ConflictError, Finish, RoomRow, SeatRow, Store, StoreError, UnreadableRoom
@@ -75,6 +76,19 @@ class RoomError(Exception):
             return tr(self.key, lang, **self.details)
         except KeyError:
             return self.code
+
+
+def check_name(name: str, others: list[str]) -> None:
+    """Refuse ``name`` for a person at a table whose other seats are called ``others``.
+
+    Raises:
+        RoomError: it reads as a computer's label (``bad_request``), or looks like one of ``others``
+            (``name_taken``).
+    """
+    if looks_like_a_computer(name):
+        raise RoomError("bad_request", "web_error_name_computer", field="name")
+    if (other := clashing_name(name, others)) is not None:
+        raise RoomError("name_taken", "web_error_name_taken", field="name", name=other)
 
 
 def hash_token(token: str) -> str:
@@ -365,6 +379,7 @@ class Room:
                 raise RoomError("bad_request", "web_error_no_seat", seat=seat)
             if self.seats[seat].kind != "open":
                 raise RoomError("seat_taken", "web_error_seat_taken", seat=seat)
+            check_name(name, [other.name for other in self.seats if other.seat != seat])
             token = secrets.token_urlsafe(32)
             state = self.seats[seat]
             taken = SeatState(seat, name, "person", None, hash_token(token))

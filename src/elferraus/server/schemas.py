@@ -27,6 +27,7 @@ from pydantic import (
 
 from elferraus.i18n import Lang, tr
 from elferraus.rules import PRESETS
+from elferraus.server.names import is_visible, tidy_name
 from elferraus.server.reactions import REACTIONS, Reaction
 from elferraus.server.rooms import CODE_ALPHABET, CODE_LENGTH, LEVELS, RoomError
 
@@ -45,14 +46,14 @@ assert set(PRESETS) == set(RulesName.__args__)  # type: ignore[attr-defined]
 def _name_characters(*, space: bool) -> str:
     """The characters a name may hold, as the body of a regular expression class: in the Basic
     Multilingual Plane every printable one, and with ``space`` white space too (which the name's
-    tidying turns into single spaces), from Unicode's tables. A list of what is allowed, not of what is
-    not, so that generators of test data (schemathesis) draw from it directly; and ``\\uXXXX`` escapes,
-    which every JSON Schema reader understands. The pattern is the check itself: the published schema
-    and the server agree exactly."""
+    tidying turns into single spaces); without it only the visible ones (``names.is_visible``), from
+    Unicode's tables. A list of what is allowed, not of what is not, so that generators of test data
+    (schemathesis) draw from it directly; and ``\\uXXXX`` escapes, which every JSON Schema reader
+    understands. The pattern is the check itself: the published schema and the server agree exactly."""
     ranges: list[tuple[int, int]] = []
     for point in range(0x10000):
         char = chr(point)
-        if not (char.isprintable() or (space and char.isspace())) or (not space and char.isspace()):
+        if not ((char.isprintable() or char.isspace()) if space else is_visible(char)):
             continue
         if ranges and ranges[-1][1] == point - 1:
             ranges[-1] = (ranges[-1][0], point)
@@ -62,20 +63,17 @@ def _name_characters(*, space: bool) -> str:
 
 
 NAME_PATTERN = f"^[{_name_characters(space=True)}]*[{_name_characters(space=False)}][{_name_characters(space=True)}]*$"
-"""A name: printable characters and white space, at least one that is not white space."""
-
-
-def _tidy_name(value: str) -> str:
-    return " ".join(value.split())
+"""A name: printable characters and white space, at least one that shows (no name of blanks alone)."""
 
 
 Name = Annotated[
     str,
     StringConstraints(min_length=1, max_length=20, pattern=NAME_PATTERN),
-    AfterValidator(_tidy_name),
+    AfterValidator(tidy_name),
     Field(
-        description="1 to 20 printable characters of the Basic Multilingual Plane (no emoji); "
-        "each run of white space becomes one space"
+        description="1 to 20 printable characters of the Basic Multilingual Plane (no emoji), at least one "
+        "visible; taken in composed form (NFC), each run of white space (or of characters that draw nothing) "
+        "becomes one space"
     ),
 ]
 RoomCode = Annotated[
