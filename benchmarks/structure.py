@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import ast
 import json
-import re
 import subprocess
 import sys
 import tarfile
@@ -34,7 +33,6 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-CALL = re.compile(r"\.(choose|push)\(")
 
 
 def checkout(ref: str, into: Path) -> Path:
@@ -61,9 +59,8 @@ def measure(tree: Path) -> dict[str, Any]:
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
                 functions.append(((node.end_lineno or node.lineno) - start + 1, f"{where}:{node.lineno} {node.name}"))
-            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-                if node.func.attr in calls:
-                    calls[node.func.attr].append(f"{where}:{node.lineno}")
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in calls:
+                calls[node.func.attr].append(f"{where}:{node.lineno}")
     largest_module = max(lines.items(), key=lambda item: item[1])
     largest_function = max(functions)
     contracts = tomllib.loads((tree / "pyproject.toml").read_text(encoding="utf-8"))
