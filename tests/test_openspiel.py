@@ -176,6 +176,32 @@ def test_clone_pickle_and_serialization_round_trip() -> None:
     assert str(pickle.loads(pickle.dumps(game))) == str(game)
 
 
+@pytest.mark.parametrize(("players", "rules"), [(2, "classic"), (4, "ravensburger"), (6, "beginners")])
+def test_a_pickled_game_and_a_pickled_state_play_on_like_the_originals(players: int, rules: str) -> None:
+    """A tool that ships the game to worker processes (by pickle) gets a game that starts new states, and a
+    state that plays on to the same end as the original."""
+    game = load(players, rules)
+    state = play_randomly(game.new_initial_state(), random.Random(players), 60)
+    assert not state.is_terminal()
+    copied_game = pickle.loads(pickle.dumps(game))
+    assert (copied_game.rules, copied_game.players) == (game.rules, game.players)
+    assert copied_game.get_parameters() == game.get_parameters()
+    fresh = play_randomly(copied_game.new_initial_state(), random.Random(7), 10_000)
+    again = play_randomly(game.new_initial_state(), random.Random(7), 10_000)
+    assert fresh.is_terminal()
+    assert fresh.history() == again.history()
+    assert fresh.returns() == again.returns()
+    copied_state = pickle.loads(pickle.dumps(state))
+    for ended in (
+        play_randomly(copied_state, random.Random(9), 10_000),
+        play_randomly(state, random.Random(9), 10_000),
+    ):
+        assert ended.is_terminal()
+    assert copied_state.history() == state.history()
+    assert copied_state.returns() == state.returns()
+    assert str(copied_state.get_game()) == str(game)
+
+
 def test_openspiels_ismcts_bot_plays_a_whole_game() -> None:
     """The framework's own Information Set MCTS plays every seat to the end, resampling worlds as it goes."""
     game = load(3, "beginners")

@@ -27,6 +27,7 @@ The game (docs/research.md):
 
 from __future__ import annotations
 
+import functools
 import random
 from typing import Any
 
@@ -87,8 +88,7 @@ class ElferRausGame(pyspiel.Game):  # type: ignore[misc]
         params = {**DEFAULT_PARAMETERS, **(params or {})}
         players = int(params["players"])
         name = str(params["rules"])
-        self.rules = table_rules(players, name)
-        self.players = players
+        rules = table_rules(players, name)
         info = pyspiel.GameInfo(
             num_distinct_actions=ACTION_COUNT,
             max_chance_outcomes=CARD_COUNT,
@@ -96,9 +96,21 @@ class ElferRausGame(pyspiel.Game):  # type: ignore[misc]
             min_utility=-1.0,
             max_utility=1.0,
             utility_sum=0.0,
-            max_game_length=max_game_length(players, self.rules),
+            max_game_length=max_game_length(players, rules),
         )
         super().__init__(_GAME_TYPE, info, {"players": players, "rules": name})
+
+    # Read from the game's parameters, never kept beside them: a game that comes back from pickle (a worker
+    # process's copy) is rebuilt by OpenSpiel from its parameters alone, without this class's __init__.
+    @functools.cached_property
+    def players(self) -> int:
+        """The number of players."""
+        return int(self.get_parameters()["players"])
+
+    @functools.cached_property
+    def rules(self) -> Rules:
+        """The rules the game is played by."""
+        return table_rules(self.players, str(self.get_parameters()["rules"]))
 
     def new_initial_state(self) -> ElferRausState:
         """The state before the deal."""
