@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from elferraus._pystate import NEWLY_FITTING
 from elferraus.cards import ELEVEN, NUMBERS
-from elferraus.core import NEWLY_FITTING
 from elferraus.moves import DRAW_CODE, PASS_CODE
 
 POLICY_RANDOM = 0
