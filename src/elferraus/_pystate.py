@@ -60,6 +60,21 @@ def elevens_mask(colors: int) -> int:
     return sum(_BITS[c * NUMBERS + ELEVEN - 1] for c in range(colors))
 
 
+def can_go_out(own: int, fit: int) -> bool:
+    """True if every card of ``own`` can be laid, one after another, starting from the cards ``fit`` lets fit.
+
+    The one rule of going out in a turn, on card masks (``cards.mask_of``, ``cards.fit_mask_of_rows``); the
+    rules of the turn itself (a draw that ends it) are the caller's.
+    """
+    playable = own & fit
+    while playable:
+        low = playable & -playable
+        own ^= low
+        fit = (fit ^ low) | NEWLY_FITTING[low.bit_length() - 1]
+        playable = own & fit
+    return own == 0
+
+
 def _lays_of(mask: int) -> list[Move]:
     lays = []
     while mask:

@@ -19,7 +19,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal
 
 from elferraus import _pystate
-from elferraus._pystate import NEWLY_FITTING, PyState, elevens_mask
+from elferraus._pystate import NEWLY_FITTING, PyState, can_go_out, elevens_mask
 
 PURE = bool(os.environ.get("ELFERRAUS_PURE"))
 """``ELFERRAUS_PURE`` was set: the pure-Python core runs even where the compiled one was built."""
@@ -108,6 +108,7 @@ __all__ = [
     "NEWLY_FITTING",
     "PURE",
     "State",
+    "can_go_out",
     "compiled",
     "elevens_mask",
     "indices_mask",

@@ -37,7 +37,8 @@ from dataclasses import dataclass, replace
 from elferraus.bots.base import Bot
 from elferraus.bots.baseline import GreedyBot
 from elferraus.bots.medium import MediumBot
-from elferraus.cards import ELEVEN, NUMBERS, Card, Color, mask_of
+from elferraus.cards import ELEVEN, NUMBERS, Card, Color, fit_mask_of_rows, mask_of
+from elferraus.core import can_go_out
 from elferraus.moves import DRAW, PASS, Move
 from elferraus.rules import Rules
 from elferraus.view import SeatView
@@ -119,27 +120,14 @@ def _doors(card: Card, own: int, rows: Mapping[Color, tuple[int, int]]) -> tuple
     return tuple(doors)
 
 
-def can_go_out(view: SeatView) -> bool:
-    """True when the seat can lay its whole hand this turn, one card after another."""
+def goes_out_now(view: SeatView) -> bool:
+    """True when the seat can lay its whole hand this turn, one card after another (``core.can_go_out``)."""
     if not any(move.card is not None for move in view.legal):
         return False
     if view.draws and not view.laid and view.rules.after_draw == "end":
         return len(view.hand) == 1  # after a draw only the drawn card may be laid, and the turn ends
-    rows = {color: list(row) for color, row in view.rows.items()}
-    left = set(view.hand)
-    progress = True
-    while left and progress:
-        progress = False
-        for card in sorted(left, key=lambda card: card.index):
-            row = rows.get(card.color)
-            if card.number == ELEVEN if row is None else card.number in (row[0] - 1, row[1] + 1):
-                left.discard(card)
-                if row is None:
-                    rows[card.color] = [ELEVEN, ELEVEN]
-                else:
-                    row[0], row[1] = min(row[0], card.number), max(row[1], card.number)
-                progress = True
-    return not left
+    rows = {color.order: row for color, row in view.rows.items()}
+    return can_go_out(mask_of(view.hand), fit_mask_of_rows(rows, len(view.rules.colors)))
 
 
 def _hold_back(view: SeatView) -> Move:
@@ -168,7 +156,7 @@ class BlockerBot(Bot):
         lays = read_lays(view)
         if not lays:
             return _hold_back(view)
-        if can_go_out(view):
+        if goes_out_now(view):
             return lays[0].move
         accepted = [lay for lay in lays if self.accepts(lay, view)]
         if accepted:
@@ -242,7 +230,7 @@ class HoarderBot(Bot):
         if not lays:
             return _hold_back(view)
         after_draw = bool(view.draws) and not view.laid
-        if not after_draw and can_go_out(view):
+        if not after_draw and goes_out_now(view):
             return min(lays, key=lambda move: move.code)
         if _may_hold_back(view):
             return _hold_back(view)
@@ -260,7 +248,7 @@ class NoOpenBot(GreedyBot):
         if len(legal) == 1:
             return legal[0]
         lays = read_lays(view)
-        if not lays or can_go_out(view):
+        if not lays or goes_out_now(view):
             return super().choose(view)
         closed = tuple(lay.move for lay in lays if not lay.opens_row)
         if closed:

@@ -21,7 +21,7 @@ from __future__ import annotations
 from elferraus.bots.base import Bot
 from elferraus.bots.knowledge import Knowledge, Tracker, card_index
 from elferraus.cards import ELEVEN, NUMBERS
-from elferraus.core import NEWLY_FITTING
+from elferraus.core import can_go_out
 from elferraus.moves import DRAW, PASS, Move
 from elferraus.rules import Rules
 from elferraus.view import SeatView
@@ -80,18 +80,6 @@ def lay_score(k: Knowledge, index: int, release_weight: float) -> float:
     return 1.0 + (FREE_BONUS if free else 0.0) - release_weight * released + UNLOCK_WEIGHT * unlocked
 
 
-def can_go_out(k: Knowledge) -> bool:
-    """True if every own card can be laid this turn, one after another."""
-    own, fit = k.own, k.fit
-    while own & fit:
-        low = own & fit & -(own & fit)
-        index = low.bit_length() - 1
-        own ^= low
-        fit ^= low
-        fit |= NEWLY_FITTING[index]
-    return own == 0
-
-
 class MediumBot(Bot):
     """Blocks with its row-end cards, lays what opens nothing, races at the end."""
 
@@ -121,7 +109,7 @@ class MediumBot(Bot):
         lays = [move for move in legal if move.card is not None]
         if not lays:
             return DRAW if DRAW in legal else PASS
-        if can_go_out(k) and (view.laid or not view.draws):
+        if can_go_out(k.own, k.fit) and (view.laid or not view.draws):
             return lays[0]
         weight = self._release_weight(view)
         scores = {move: lay_score(k, move.code, weight) for move in lays}

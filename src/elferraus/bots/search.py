@@ -29,7 +29,7 @@ from elferraus import core
 from elferraus.bots.base import Bot
 from elferraus.bots.blocking import HoarderBot
 from elferraus.bots.knowledge import Knowledge, Tracker
-from elferraus.bots.medium import MediumBot, can_go_out
+from elferraus.bots.medium import MediumBot
 from elferraus.bots.styles import draw_policy, read_styles
 from elferraus.moves import Move
 from elferraus.rollout.simulation import POLICY_HOARDER
@@ -110,7 +110,7 @@ class SearchBot(Bot):
         knowledge = Knowledge.of(view, tracker)
         heuristic = self._heuristic.decide(view, knowledge)
         lays = [move for move in legal if move.card is not None]
-        if lays and can_go_out(knowledge) and (view.laid or not view.draws):
+        if lays and core.can_go_out(knowledge.own, knowledge.fit) and (view.laid or not view.draws):
             return Advice(heuristic, "go_out")
         return self._best_by_search(view, knowledge, heuristic)
 

@@ -20,8 +20,9 @@ import numpy as np
 import numpy.typing as npt
 
 from elferraus.bots.knowledge import Knowledge, Tracker, card_index
-from elferraus.bots.medium import can_go_out, walk
+from elferraus.bots.medium import walk
 from elferraus.cards import ELEVEN, NUMBERS
+from elferraus.core import can_go_out
 from elferraus.envs.actions import ACTION_COUNT, DRAW_ACTION, PASS_ACTION, action_of
 from elferraus.view import SeatView
 
@@ -99,7 +100,7 @@ class ActionFeatures:
             view.pile / 80,
             float(bool(view.laid)),
             view.draws / 3,
-            float(bool(lays) and can_go_out(knowledge)),
+            float(bool(lays) and can_go_out(knowledge.own, knowledge.fit)),
             len(lays) / 10,
             sum(card.number == ELEVEN for card in view.hand) / 4,
             float(len(view.hand) <= 2),

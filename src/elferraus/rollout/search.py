@@ -11,6 +11,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from elferraus._pystate import elevens_mask
 from elferraus.cards import NUMBERS
 from elferraus.moves import DRAW_CODE, PASS_CODE
 from elferraus.rollout.simulation import (
@@ -23,7 +24,6 @@ from elferraus.rollout.simulation import (
     POLICY_RANDOM,
     Simulation,
     SplitMix64,
-    elevens_of,
     indices_of,
     run_playout,
     shuffle,
@@ -276,7 +276,7 @@ def _root(
     sim.counts = list(hidden.capacity)
     sim.pile = range(hidden.pile_count)  # placeholder of the right length until a deal
     sim.pile_pos = 0
-    sim.elevens = elevens_of(colors_)
+    sim.elevens = elevens_mask(colors_)
     sim.fit = fit_
     sim.to_move = hidden.seat
     sim.laid = laid_
@@ -523,7 +523,7 @@ def random_playouts(games: int, players: int, seed: int, policy: int = POLICY_RA
     policy_ = _policies((policy,), 1)[0]
     size = DEAL_TABLE[players_]
     dealt = size * players_
-    elevens = elevens_of(4)
+    elevens = elevens_mask(4)
     policy_list = (policy_,) * players_
     rng = SplitMix64(_int(seed, "seed"))
     actions = 0

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from elferraus._pystate import NEWLY_FITTING
+from elferraus._pystate import NEWLY_FITTING, can_go_out
 from elferraus.cards import ELEVEN, NUMBERS
 from elferraus.moves import DRAW_CODE, PASS_CODE
 
@@ -55,10 +55,6 @@ _SHORT_HAND = 2  # the mover holds <= 2 cards: weight * 0.6
 _NUMBER = tuple(index % NUMBERS + 1 for index in range(DECK))
 
 LEAD_GAP = 2  # bots.blocking.LEAD_GAP: the longest gap a blocker's lay towards its own cards may open
-
-
-def elevens_of(colors: int) -> int:
-    return sum(1 << (c * NUMBERS + ELEVEN - 1) for c in range(colors))
 
 
 def indices_of(mask: int) -> list[int]:
@@ -221,17 +217,6 @@ class Simulation:
 # Policies
 
 
-def _can_go_out(own: int, fit: int) -> bool:
-    """True if every card of ``own`` can be laid one after another from ``fit``."""
-    playable = own & fit
-    while playable:
-        low = playable & -playable
-        own ^= low
-        fit = (fit ^ low) | NEWLY_FITTING[low.bit_length() - 1]
-        playable = own & fit
-    return own == 0
-
-
 def _walk(own: int, others: int, color: int, start: int, step: int) -> tuple[int, int, bool]:
     """(released, unlocked, free) of the row of ``color`` from number ``start`` outward."""
     base = color * NUMBERS - 1
@@ -281,7 +266,7 @@ def _medium(sim: Simulation, legal: list[int], hoards: bool = False) -> int:
     has_lay = legal[0] >= 0
     if not has_lay:
         return DRAW_CODE if DRAW_CODE in legal else PASS_CODE
-    if not after_draw and _can_go_out(own, sim.fit):
+    if not after_draw and can_go_out(own, sim.fit):
         return legal[0]
     if hoards and last < 0:
         return last  # draw, or end the turn keeping every card
@@ -371,7 +356,7 @@ def _blocking(sim: Simulation, legal: list[int], policy: int) -> int:
     if sim.draws and not sim.laid and sim.ends_after_draw:
         goes_out = sim.counts[sim.to_move] == 1
     else:
-        goes_out = _can_go_out(own, sim.fit)
+        goes_out = can_go_out(own, sim.fit)
     if goes_out:
         return best
     if accepted >= 0:
