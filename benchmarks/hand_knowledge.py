@@ -35,12 +35,26 @@ from elferraus.arena.stats import KindStats
 from elferraus.bots import make_bot
 from elferraus.bots.knowledge import Knowledge
 from elferraus.bots.search import POLICY_GREEDY, POLICY_MEDIUM, ExpertBot, ReadingExpertBot
+from elferraus.bots.turns import Chooser, play_turns, start_players
 from elferraus.deal import derive_seed
 from elferraus.game import Game
+from elferraus.moves import Move
 from elferraus.rules import Rules
 from elferraus.view import SeatView
 
 PLAYERS = 4
+
+
+class _TellingTheHands:
+    """The seeing player, told every hand just before each of its choices."""
+
+    def __init__(self, seeing: SeeingExpert | SeeingReader, game: Game) -> None:
+        self.seeing = seeing
+        self.game = game
+
+    def choose(self, view: SeatView) -> Move:
+        self.seeing.hands = [sum(1 << card.index for card in self.game.hand(s)) for s in range(PLAYERS)]
+        return self.seeing.choose(view)
 
 
 def _true_hands(hands: list[int], own_seat: int) -> tuple[tuple[float, ...] | None, ...]:
@@ -103,13 +117,11 @@ def play_deal(task: tuple[int, int, str, str]) -> list[bool]:
             SeeingExpert(player_seed) if against == "greedy" else SeeingReader(player_seed, phase)
         )
         players = [seeing if slot == 0 else make_bot(against, derive_seed(deal_seed, rotation, slot)) for slot in slots]
-        for seat, player in enumerate(players):
-            player.start_game(seat, PLAYERS, rules)
-        while not game.is_over():
-            seat = game.turn
-            if players[seat] is seeing:
-                seeing.hands = [sum(1 << card.index for card in game.hand(s)) for s in range(PLAYERS)]
-            game.push(players[seat].choose(game.view(seat)))
+        start_players(dict(enumerate(players)), game)
+        choosers: dict[int, Chooser] = {
+            seat: _TellingTheHands(seeing, game) if player is seeing else player for seat, player in enumerate(players)
+        }
+        play_turns(game, choosers)
         won.append(game.winner is not None and slots[game.winner] == 0)
     return won
 

@@ -37,6 +37,7 @@ import numpy.typing as npt
 from gymnasium import spaces
 
 from elferraus.bots import BOTS, Bot, make_bot, seat_seed
+from elferraus.bots.turns import play_turns, start_players
 from elferraus.envs.actions import ACTION_COUNT, actions_of, move_of
 from elferraus.envs.observation import Layout, SeatObserver
 from elferraus.envs.settings import table_rules
@@ -99,11 +100,10 @@ class ElferRausEnv(gymnasium.Env[npt.NDArray[np.float32], np.int64]):
         self.game = Game.deal(self.players, seed=game_seed, rules=self.rules)
         self.seat = self._rng.randrange(self.players) if self.fixed_seat is None else self.fixed_seat
         others = [seat for seat in range(self.players) if seat != self.seat]
-        self._bots = {}
-        for seat, level in zip(others, self.levels, strict=True):
-            bot = make_bot(level, seat_seed(game_seed, seat))
-            bot.start_game(seat, self.players, self.rules)
-            self._bots[seat] = bot
+        self._bots = {
+            seat: make_bot(level, seat_seed(game_seed, seat)) for seat, level in zip(others, self.levels, strict=True)
+        }
+        start_players(self._bots, self._game())
         self._play_computers()
         return self._observation(), self._info()
 
@@ -159,10 +159,7 @@ class ElferRausEnv(gymnasium.Env[npt.NDArray[np.float32], np.int64]):
         return text
 
     def _play_computers(self) -> None:
-        game = self._game()
-        while not game.is_over() and game.turn != self.seat:
-            seat = game.turn
-            game.push(self._bots[seat].choose(game.view(seat)))
+        play_turns(self._game(), self._bots)
 
     def _observation(self) -> npt.NDArray[np.float32]:
         return self._observer.observe(self._game(), self.seat)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from elferraus.bots import Bot, make_bot, seat_seed
+from elferraus.bots.turns import play_turns, start_players
 from elferraus.deal import derive_seed
 from elferraus.game import Game
 from elferraus.rules import Rules
@@ -16,11 +17,9 @@ def play_out(game: Game, bots: Sequence[Bot]) -> Game:
     Raises:
         IllegalMoveError: a bot chose an illegal move.
     """
-    for seat, bot in enumerate(bots):
-        bot.start_game(seat, game.players, game.rules)
-    while not game.is_over():
-        seat = game.turn
-        game.push(bots[seat].choose(game.view(seat)))
+    players = dict(enumerate(bots))
+    start_players(players, game)
+    play_turns(game, players)
     return game
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from elferraus.arena.players import ForfeitError, Player, make_player
 from elferraus.arena.stats import KindStats, Ratings, rank_of_result
-from elferraus.bots import seat_seed
+from elferraus.bots import play_turns, seat_seed
 from elferraus.deal import derive_seed
 from elferraus.game import Game
 from elferraus.record import write_record
@@ -122,15 +122,10 @@ def play_game(config: ArenaConfig, deal: int, rotation: int) -> GameResult:
     try:
         for seat, player in enumerate(seats):
             player.start_game(seat, players, config.rules, seat_seed(deal_seed, seat))
-        while not game.is_over():
-            seat = game.turn
-            view = game.view(seat)
-            started = time.perf_counter()
-            move = seats[seat].choose(view)
-            latencies[seat].append(time.perf_counter() - started)
-            game.push(move)
+        seat = -1  # from here on the seat at fault is the one to move
+        play_turns(game, dict(enumerate(seats)), lambda mover, move, thought: latencies[mover].append(thought))
     except ForfeitError as error:
-        forfeit = (seat, str(error))
+        forfeit = (game.turn if seat < 0 else seat, str(error))
     result = None if game.winner is None else {"winner": game.winner, "penalties": game.penalties()}
     for player in seats:
         player.end_game(result)

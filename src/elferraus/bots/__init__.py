@@ -16,7 +16,7 @@ from elferraus.bots.easy import EasyBot
 from elferraus.bots.medium import MediumBot
 from elferraus.bots.sampler import SamplerBot
 from elferraus.bots.search import Advice, ExpertBot, HardBot, ReadingExpertBot
-from elferraus.deal import derive_seed
+from elferraus.bots.turns import hint_seed, play_turns, seat_seed, start_players
 
 BOTS: dict[str, Callable[[int], Bot]] = {
     "random": RandomBot,
@@ -76,25 +76,6 @@ def is_player_name(name: str) -> bool:
     return True
 
 
-def seat_seed(game_seed: int, seat: int) -> int:
-    """The seed of the computer player at ``seat`` in a game dealt from ``game_seed``.
-
-    The one rule for every table (the terminal game, the plain prompt, the web
-    rooms, ``simulate`` and the arena): a computer is seeded from the game's
-    deal seed and its seat, so the same deal with the same people's moves is
-    the same game everywhere.
-
-    >>> seat_seed(7, 0) == seat_seed(7, 0) != seat_seed(7, 1)
-    True
-    """
-    return derive_seed(game_seed, seat + 1)
-
-
-def hint_seed(game_seed: int, move_count: int) -> int:
-    """The seed of the ``expert`` that gives a hint after ``move_count`` moves of a game dealt from ``game_seed``."""
-    return derive_seed(game_seed, 0, move_count)
-
-
 __all__ = [
     "BOTS",
     "OPPONENTS",
@@ -115,6 +96,8 @@ __all__ = [
     "hint_seed",
     "is_player_name",
     "make_bot",
+    "play_turns",
     "player_names",
     "seat_seed",
+    "start_players",
 ]

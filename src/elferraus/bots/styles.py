@@ -30,6 +30,7 @@ from elferraus.bots.baseline import GreedyBot
 from elferraus.bots.blocking import BlockerBot, OneLayBot, TightBlockerBot
 from elferraus.bots.knowledge import TURN_KINDS, Tracker
 from elferraus.bots.medium import MediumBot
+from elferraus.bots.turns import play_turns, seat_seed, start_players
 from elferraus.game import Game
 from elferraus.rollout.simulation import (
     POLICY_BLOCKER,
@@ -51,21 +52,21 @@ EVIDENCE_WEIGHT = 1.0
 SMOOTHING = 0.5
 """Added to each count of a measured table before it is made a share (no kind is impossible)."""
 
-# Turns of each kind per style, in games of 4 players from random deals, every seat a random style:
-# measure_turn_kinds(games=4000, seed=1, must_play=False / True).
+# Turns of each kind per style, in games of 4 players from random deals, every seat a random style, each
+# player seeded by the rule of every table (seat_seed): measure_turn_kinds(games=4000, seed=1, must_play=False / True).
 _CLASSIC_COUNTS: tuple[tuple[int, ...], ...] = (
-    (0, 0, 0, 0, 6285, 0, 789, 0, 42544, 0, 385, 0, 11186, 0, 947, 0),
-    (180, 0, 0, 0, 5801, 0, 745, 0, 38328, 7079, 452, 67, 7411, 302, 779, 120),
-    (853, 0, 0, 0, 5784, 0, 261, 0, 35322, 14735, 169, 1534, 5911, 300, 158, 420),
-    (1505, 0, 0, 0, 6637, 0, 52, 0, 32027, 25618, 34, 2183, 3428, 133, 15, 294),
-    (0, 0, 0, 0, 3699, 0, 571, 0, 44134, 19131, 868, 686, 0, 0, 0, 0),
+    (0, 0, 0, 0, 6020, 0, 775, 0, 41073, 0, 352, 0, 10798, 0, 949, 0),
+    (166, 0, 0, 0, 6041, 0, 783, 0, 39311, 7343, 512, 60, 7714, 297, 751, 141),
+    (822, 0, 0, 0, 5747, 0, 272, 0, 35105, 14653, 176, 1454, 5890, 269, 140, 439),
+    (1536, 0, 0, 0, 6671, 0, 48, 0, 31843, 25564, 35, 2247, 3586, 170, 14, 269),
+    (0, 0, 0, 0, 3702, 0, 577, 0, 44112, 19014, 858, 718, 0, 0, 0, 0),
 )
 _MUST_PLAY_COUNTS: tuple[tuple[int, ...], ...] = (
-    (0, 0, 0, 0, 10937, 0, 1130, 0, 24691, 0, 344, 0, 12707, 0, 988, 0),
-    (0, 0, 0, 0, 8047, 0, 869, 0, 26132, 6618, 436, 75, 8020, 28, 827, 45),
-    (0, 0, 0, 0, 6300, 0, 731, 0, 28879, 11362, 675, 670, 5152, 0, 241, 61),
-    (0, 0, 0, 0, 5511, 0, 681, 0, 30349, 16581, 744, 710, 2449, 0, 65, 26),
-    (0, 0, 0, 0, 4877, 0, 663, 0, 31368, 21799, 823, 730, 0, 0, 0, 0),
+    (0, 0, 0, 0, 10540, 0, 1097, 0, 23690, 0, 313, 0, 12302, 0, 988, 0),
+    (0, 0, 0, 0, 8383, 0, 906, 0, 26892, 6700, 490, 78, 8396, 26, 813, 51),
+    (0, 0, 0, 0, 6169, 0, 729, 0, 28532, 11448, 634, 654, 5107, 0, 218, 76),
+    (0, 0, 0, 0, 5517, 0, 703, 0, 30514, 16442, 773, 730, 2535, 0, 58, 21),
+    (0, 0, 0, 0, 4994, 0, 662, 0, 31500, 21503, 794, 778, 0, 0, 0, 0),
 )
 
 
@@ -130,13 +131,12 @@ def measure_turn_kinds(games: int, seed: int, must_play: bool, players: int = 4)
     rules = Rules(must_play=must_play)
     counts = [[0] * TURN_KINDS for _ in STYLES]
     for _ in range(games):
-        game = Game.deal(players=players, seed=rng.getrandbits(32), rules=rules)
+        game_seed = rng.getrandbits(32)
+        game = Game.deal(players=players, seed=game_seed, rules=rules)
         styles = [rng.randrange(len(STYLES)) for _ in range(players)]
-        bots = [_style_bot(style, rng.getrandbits(32)) for style in styles]
-        for seat, bot in enumerate(bots):
-            bot.start_game(seat, players, rules)
-        while not game.is_over():
-            game.push(bots[game.turn].choose(game.view(game.turn)))
+        bots = {seat: _style_bot(style, seat_seed(game_seed, seat)) for seat, style in enumerate(styles)}
+        start_players(bots, game)
+        play_turns(game, bots)
         tracker = Tracker(seat=-1, players=players, colors=len(rules.colors), max_draws=rules.max_draws)
         tracker.follow(game.public_moves(None), game.pile_size())
         for seat, style in enumerate(styles):
