@@ -25,7 +25,7 @@ from elferraus.moves import DRAW, PASS, Move
 from elferraus.server.lobby import Lobby
 from elferraus.server.schemas import NewRoom
 from elferraus.server.store import SqliteStore
-from elferraus.session import Seat, Table, TableSetup
+from elferraus.session import Seat, Step, Table, TableSetup
 from elferraus.tui.app import ElferRausApp
 from elferraus.tui.result_screen import ResultScreen
 from elferraus.tui.setup_screen import SetupChoices
@@ -140,7 +140,7 @@ def web_room(seed: int, tmp_path: Path) -> dict[str, Any]:
             while room.status == "playing":
                 assert time.monotonic() < deadline, "the web room got stuck"
                 assert room.table is not None
-                if room.table.waiting_for() == 0:
+                if room.table.next_step() == Step("ask", 0):
                     await room.move(0, str(policy(room.table.game.view(0))), room.seq)
                 else:  # the room makes the computers' moves and the person's only ones
                     await asyncio.sleep(0.001)
@@ -178,9 +178,8 @@ def test_the_driver_alone_plays_the_same_game(seed: int) -> None:
     table = Table(TableSetup(seats, seed=seed))
     while not table.game.is_over():
         table.play_automatic()
-        if table.waiting_for() == 0:
+        if table.next_step() == Step("ask", 0):
             table.play(policy(table.game.view(0)), seat=0)
-    table.finish_round()
     direct = same_game(table.finished[0])
     assert direct["moves"], "a game was played"
     assert direct == same_game(_driver_record(seed))
@@ -191,8 +190,6 @@ def _driver_record(seed: int) -> dict[str, Any]:
     names = ("You", "Computer 2", "Computer 3")
     seats = (Seat(names[0]), *(Seat(name, level) for name, level in zip(names[1:], LEVELS, strict=True)))
     table = Table(TableSetup(seats, seed=seed))
-    while not table.game.is_over():
-        move = table.automatic_move()
-        table.play(move if move is not None else policy(table.game.view(0)))
-    table.finish_round()
+    while (step := table.next_step()).kind not in ("round_over", "match_over"):
+        table.play(policy(table.game.view(0)) if step.kind == "ask" else step.move or table.think())
     return table.finished[0]

@@ -278,7 +278,7 @@ def test_the_result_screen_saves_through_the_dialog(home: Path) -> None:
     table = Table(TableSetup((Seat("You"), Seat("Computer 2", "greedy")), seed=5))
     game = table.game
     while not game.is_over():
-        game.push(game.legal_moves()[0] if table.is_person(game.turn) else table.computer_move())
+        game.push(game.legal_moves()[0] if table.is_person(game.turn) else table.think())
     app = ElferRausApp(lang="de", table=table)
 
     async def script(pilot: Pilot[None]) -> None:

@@ -19,7 +19,7 @@ from elferraus.game import Game
 from elferraus.moves import DRAW, Move
 from elferraus.position import format_position
 from elferraus.record import write_record
-from elferraus.session import STAND_IN, Seat, Table, TableSetup, TurnError
+from elferraus.session import STAND_IN, Seat, Step, Table, TableSetup, TurnError
 from engine_helpers import can_empty_hand
 from tui_helpers import table_at
 
@@ -38,7 +38,7 @@ def person_move(game: Game, rng: random.Random) -> Move:
 def step(table: Table, rng: random.Random) -> Move:
     """Make one move: the computer's choice, or a person's seeded random move; returns it."""
     game = table.game
-    move = person_move(game, rng) if table.is_person(game.turn) else table.computer_move()
+    move = person_move(game, rng) if table.is_person(game.turn) else table.think()
     assert move in game.legal_moves()
     game.push(move)
     return move
@@ -62,7 +62,7 @@ def computers_until_person(table: Table) -> None:
     """Let the computers play until a person is to move (or the game is over)."""
     game = table.game
     while not game.is_over() and not table.is_person(game.turn):
-        move = table.computer_move()
+        move = table.think()
         assert move in game.legal_moves()
         game.push(move)
 
@@ -148,7 +148,7 @@ def test_seeded_game_to_the_end(levels: str, rules: str, seed: int) -> None:
         assert game.winner is not None
         assert not table.person_to_move()
         with pytest.raises(ValueError, match="no computer player is to move"):
-            table.computer_move()
+            table.think()
         penalties = table.finish_round()
         assert penalties[game.winner] == 0
         assert penalties == game.penalties()
@@ -165,7 +165,7 @@ def test_computer_move_refuses_a_persons_turn() -> None:
     table = make_table("human,greedy", seed=4)
     play_until(table, random.Random(4), Table.person_to_move)
     with pytest.raises(ValueError, match="no computer player is to move"):
-        table.computer_move()
+        table.think()
 
 
 def test_a_match_deals_its_rounds() -> None:
@@ -255,7 +255,7 @@ def test_undo_the_last_finished_turn_and_the_computers_after_it(levels: str, see
         if table.is_person(game.turn):
             game.push(person_move(game, rng))
         else:
-            move = table.computer_move()
+            move = table.think()
             assert move in game.legal_moves()
             game.push(move)
     assert game.winner is not None
@@ -292,7 +292,7 @@ def test_undo_takes_back_a_turn_that_begins_the_game() -> None:
     game.push(Move.parse("R13"))
     assert table.undo_target(0) == 0  # the turn under way, which began with the game
     while not (table.is_person(game.turn) and table.made_for_person() is None):
-        game.push(table.made_for_person() or table.computer_move())
+        game.push(table.made_for_person() or table.think())
     assert game.move_count > 2
     assert table.undo_target(0) == 0  # his only turn with a choice so far, and everything after it
     count = game.move_count
@@ -532,7 +532,7 @@ def test_undo_skips_turns_without_a_choice(seed: int) -> None:
                 assert any(options[index] > 1 for index in range(target, turn_end))
                 assert all(options[index] == 1 for index in own if index >= turn_end)
         seat = game.turn
-        game.push(game.legal_moves()[0] if table.is_person(seat) else table.computer_move())
+        game.push(game.legal_moves()[0] if table.is_person(seat) else table.think())
     assert checked > 0
 
 
@@ -543,7 +543,7 @@ def test_a_resumed_match_keeps_each_records_scores_apart() -> None:
     resumed = Table.from_record(saved)
     game = resumed.game
     while not game.is_over():
-        game.push(game.legal_moves()[0] if resumed.is_person(game.turn) else resumed.computer_move())
+        game.push(game.legal_moves()[0] if resumed.is_person(game.turn) else resumed.think())
     before = resumed.record()
     resumed.finish_round()
     assert saved["match"]["scores"] == []
@@ -563,26 +563,51 @@ def test_the_table_waits_for_a_person_exactly_when_he_has_a_choice(seed: int, ru
     while not table.game.is_over():
         game, seat = table.game, table.game.turn
         legal = game.legal_moves()
+        step = table.next_step()
+        assert step.seat == seat
         if table.is_person(seat):
-            assert (table.waiting_for() == seat) == (len(legal) > 1)
-            assert table.made_for_person() == (legal[0] if len(legal) == 1 else None)
+            assert step.kind == ("ask" if len(legal) > 1 else "made_for_person")
+            assert step.move == table.made_for_person() == (legal[0] if len(legal) == 1 else None)
         else:
-            assert table.waiting_for() is None
+            assert step == Step("think", seat)
             assert table.made_for_person() is None
-        if table.waiting_for() is None:
-            move = table.automatic_move()
-            assert move is not None
+        if step.kind != "ask":
+            move = step.move or table.think()
             assert move in legal
             made_for += table.is_person(seat)
             table.play(move)
             if table.is_person(seat):
-                assert table.last_made_for(seat) == move or table.waiting_for() == seat
+                again = table.next_step()
+                assert table.last_made_for(seat) == move or (again.kind, again.seat) == ("ask", seat)
         else:
             table.play(rng.choice(legal), seat=seat)
             assert table.last_made_for(seat) is None
-    assert table.waiting_for() is None
-    assert table.automatic_move() is None
+    assert table.next_step() == Step("match_over", None)
+    with pytest.raises(TurnError):
+        table.think()
     assert made_for > 0, "the opening 11 alone is made for a person now and then"
+
+
+def test_the_table_scores_a_round_once_when_its_last_move_is_made() -> None:
+    table = make_table("human,greedy", seed=6, rounds=2)
+    rng = random.Random(6)
+    while (step := table.next_step()).kind not in ("round_over", "match_over"):
+        table.play(rng.choice(table.game.legal_moves()) if step.kind == "ask" else step.move or table.think())
+    assert step == Step("round_over", None)
+    assert table.match.scores == [table.game.penalties()]
+    assert len(table.finished) == 1
+    assert table.finish_round() == table.game.penalties()  # asking again scores nothing twice
+    assert table.next_step() == step
+    assert (len(table.match.scores), len(table.finished)) == (1, 1)
+    table.next_round()
+    with pytest.raises(ValueError, match="not over"):
+        table.finish_round()
+    table.play_automatic()
+    while table.next_step().kind == "ask":
+        table.play(table.game.legal_moves()[0])
+        table.play_automatic()
+    assert table.next_step() == Step("match_over", None)
+    assert len(table.match.scores) == len(table.finished) == 2
 
 
 def test_play_refuses_the_wrong_seat_and_illegal_moves_with_their_reason() -> None:
@@ -605,7 +630,8 @@ def test_preview_says_what_play_then_does(seed: int) -> None:
     table = make_table("human,greedy,random", seed=seed)
     rng = random.Random(seed)
     while not table.game.is_over():
-        move = table.automatic_move() or rng.choice(table.game.legal_moves())
+        step = table.next_step()
+        move = rng.choice(table.game.legal_moves()) if step.kind == "ask" else step.move or table.think()
         before = table.game.move_count
         preview = table.preview(move)
         assert table.game.move_count == before  # nothing made yet
@@ -627,7 +653,7 @@ def test_a_stand_in_plays_for_a_person_away_seeded_by_the_rule() -> None:
     assert table.bots[2].name == STAND_IN
     assert table.is_person(2)
     assert table.undo_target(2) is None
-    while table.game.turn != 0 or table.waiting_for() is None:
+    while table.next_step() != Step("ask", 0):
         if table.game.is_over():
             break
         table.play_automatic() or table.play(table.game.legal_moves()[0])

@@ -243,7 +243,7 @@ def finished_table(levels: tuple[str | None, ...], seed: int, rounds: int = 1) -
     table = Table(TableSetup(seats, rounds=rounds, seed=seed))
     game, rng = table.game, random.Random(seed)
     while not game.is_over():
-        game.push(rng.choice(game.legal_moves()) if table.is_person(game.turn) else table.computer_move())
+        game.push(rng.choice(game.legal_moves()) if table.is_person(game.turn) else table.think())
     return table
 
 
@@ -479,7 +479,7 @@ def going_out_table() -> Table:
     table = Table(TableSetup((Seat("You"), Seat("Computer 2", "greedy")), seed=12))
     game, rng = table.game, random.Random(12)
     while not (table.person_to_move() and len(game.legal_moves()) > 1 and can_empty_hand(game)):
-        game.push(rng.choice(game.legal_moves()) if table.is_person(game.turn) else table.computer_move())
+        game.push(rng.choice(game.legal_moves()) if table.is_person(game.turn) else table.think())
     assert game.hand(0) == [Card.parse("R19"), Card.parse("Y2")]
     return table
 
@@ -732,7 +732,7 @@ def test_undo_is_refused_with_two_people() -> None:
     table = Table(TableSetup((Seat("Anna"), Seat("Computer 2", "greedy"), Seat("Ben")), seed=7))
     game, rng = table.game, random.Random(7)
     while not (game.move_count > 12 and table.person_to_move() and len(game.legal_moves()) > 1):
-        game.push(rng.choice(game.legal_moves()) if table.is_person(game.turn) else table.computer_move())
+        game.push(rng.choice(game.legal_moves()) if table.is_person(game.turn) else table.think())
     app = ElferRausApp(choices("human", "greedy", "human"), table=table)
 
     async def script(pilot: Pilot[None]) -> None:
@@ -935,7 +935,7 @@ def test_resume_a_finished_round_of_a_match(tmp_path: Path) -> None:
     table = Table(TableSetup((Seat("You"), Seat("Computer 2", "greedy")), rounds=3, seed=5))
     game, rng = table.game, random.Random(5)
     while not game.is_over():
-        game.push(rng.choice(game.legal_moves()) if table.is_person(game.turn) else table.computer_move())
+        game.push(rng.choice(game.legal_moves()) if table.is_person(game.turn) else table.think())
     path.write_text(json.dumps(table.record()) + "\n", encoding="utf-8")
     resumed = load_saved(str(path))
     assert len(resumed.finished) == 1
@@ -1141,7 +1141,7 @@ def test_the_winner_line_speaks_of_a_match_only_in_a_match(rounds: int, lines: i
         table.next_round()
         game = table.game
         while not game.is_over():
-            game.push(game.legal_moves()[0] if table.is_person(game.turn) else table.computer_move())
+            game.push(game.legal_moves()[0] if table.is_person(game.turn) else table.think())
         table.finish_round()
     assert len(winner_line(table, "en").splitlines()) == lines
 

@@ -164,7 +164,7 @@ def finished_table(lang: Lang, rounds: int, played: int = 1) -> Table:
             table.next_round()
         game = table.game
         while not game.is_over():
-            game.push(rng.choice(game.legal_moves()) if table.is_person(game.turn) else table.computer_move())
+            game.push(rng.choice(game.legal_moves()) if table.is_person(game.turn) else table.think())
     return table
 
 

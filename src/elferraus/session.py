@@ -1,24 +1,26 @@
 """The turn driver: a table of people and computer players playing a match.
 
 Every front end (the terminal game, the plain prompt, the web rooms) drives a
-:class:`Table` and makes no move itself. The table takes a person's move,
-makes the moves nobody has to think about (see :meth:`Table.automatic_move`),
-seeds every computer player by one rule (:func:`elferraus.bots.seat_seed`),
-takes back turns, gives hints, and saves and resumes a match as ``elferraus/1``
-records.
+:class:`Table` and makes no move itself. The table says what happens next
+(:meth:`Table.next_step`: a person chooses, a computer thinks, a move is made
+for a person, the round or the match is over), takes a person's move, lets
+the computers choose from their own views (:meth:`Table.think`, the one loop
+:func:`elferraus.bots.play_turns` when nobody waits to watch), scores each
+finished round itself, seeds every computer player by one rule
+(:func:`elferraus.bots.seat_seed`), takes back turns, gives hints, and saves
+and resumes a match as ``elferraus/1`` records.
 
-A front end's loop is only about time: when a person is to choose
-(:meth:`Table.waiting_for`), it asks him; otherwise it lets the table think
-(:meth:`Table.automatic_move`, which may take a while for a search player) and
-makes that move (:meth:`Table.play`) at its own pace.
+A front end's loop is only about time and what to show: it asks for the next
+step and does what it says, at its own pace.
 
 >>> table = Table(TableSetup(seats=(Seat("Anna"), Seat("Computer", "greedy")), seed=3))
->>> while not table.game.is_over():
-...     made = table.play_automatic()
-...     if table.waiting_for() is not None:
-...         table.play(table.game.legal_moves()[0], seat=0)
->>> table.finish_round()[table.game.winner]
-0
+>>> while (step := table.next_step()).kind not in ("round_over", "match_over"):
+...     if step.kind == "ask":
+...         table.play(table.game.legal_moves()[0], seat=step.seat)
+...     else:
+...         table.play(step.move or table.think())
+>>> step.kind, table.match.scores[-1][table.game.winner]
+('match_over', 0)
 """
 
 from __future__ import annotations
@@ -26,9 +28,9 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
-from elferraus.bots import Advice, Bot, ExpertBot, hint_seed, make_bot, seat_seed
+from elferraus.bots import Advice, Bot, ExpertBot, hint_seed, make_bot, play_turns, seat_seed
 from elferraus.errors import RecordError
 from elferraus.game import Game
 from elferraus.match import Match
@@ -44,6 +46,21 @@ STAND_IN = "medium"
 
 class TurnError(ValueError):
     """A move offered by a seat that is not to move, or after the game is over."""
+
+
+StepKind = Literal["ask", "think", "made_for_person", "round_over", "match_over"]
+"""What happens next at a table (see :meth:`Table.next_step`)."""
+
+
+@dataclass(frozen=True)
+class Step:
+    """What happens next at a table: its kind, the seat it concerns, and the move made for a person."""
+
+    kind: StepKind
+    seat: int | None
+    """The seat to move (None once the game is over)."""
+    move: Move | None = None
+    """With ``made_for_person``: the person's only legal move, which the table makes for him."""
 
 
 @dataclass(frozen=True)
@@ -79,6 +96,8 @@ class Table:
     """People's seats a stand-in computer plays for now."""
     _resume: tuple[Match, Game] | None = None
     _counted: tuple[Game | None, list[int]] = field(default_factory=lambda: (None, []), init=False, repr=False)
+    _scored: Game | None = field(default=None, init=False, repr=False)
+    """The game last scored in the match (each game is scored once)."""
     """The game whose moves :meth:`_choice_counts` has counted, and the counts."""
 
     def __post_init__(self) -> None:
@@ -128,49 +147,41 @@ class Table:
 
     # -- the turn -------------------------------------------------------------
 
-    def waiting_for(self) -> int | None:
-        """The seat of the person whose choice the table waits for, or None.
+    def next_step(self) -> Step:
+        """What happens next at the table; every front end asks this and does what it says.
 
-        None when the game is over or when the table can go on by itself (a
-        computer is to move, or the person to move has one legal move only).
+        ``ask``: the person at ``seat`` chooses (his move goes to :meth:`play`);
+        ``think``: the computer player at ``seat`` (or a person's stand-in) is to
+        choose: :meth:`think`, then :meth:`play`; ``made_for_person``: the person
+        at ``seat`` has one legal move only, ``move``, which the table makes for
+        him (:meth:`play` it, at the front end's pace); ``round_over`` and
+        ``match_over``: the game is over and already scored in the match.
         """
+        self._score_if_over()
         if self.game.is_over():
-            return None
+            return Step("match_over" if self.match.is_over() else "round_over", None)
         seat = self.game.turn
-        if seat in self.bots or len(self.game.legal_moves()) == 1:
-            return None
-        return seat
+        if seat in self.bots:
+            return Step("think", seat)
+        legal = self.game.legal_moves()
+        if len(legal) == 1:
+            return Step("made_for_person", seat, legal[0])
+        return Step("ask", seat)
 
     def made_for_person(self) -> Move | None:
-        """The move made for the person to move, if he has no choice: his only legal move.
+        """The move the table makes for the person to move because it is his only legal one, or None.
 
         The one rule of every front end (``docs/rules.md``): when a person has
         exactly one legal move (lay the 11 he must open with, draw when nothing
         fits, end the turn when nothing else is left), it is made for him.
         """
-        if self.game.is_over() or self.game.turn in self.bots:
-            return None
-        legal = self.game.legal_moves()
-        return legal[0] if len(legal) == 1 else None
+        step = self.next_step()
+        return step.move if step.kind == "made_for_person" else None
 
-    def automatic_move(self) -> Move | None:
-        """The move the table makes now without a person's choice (not made yet), or None.
+    def think(self) -> Move:
+        """The move the computer player to move chooses from its own view (not made yet: :meth:`play` it).
 
-        A computer's choice from its own view (which may take a search player
-        a while: call it from a worker thread), or a person's only legal move
-        (:meth:`made_for_person`). None when a person must choose or the game
-        is over.
-        """
-        if self.game.is_over():
-            return None
-        seat = self.game.turn
-        bot = self.bots.get(seat)
-        if bot is not None:
-            return bot.choose(self.game.view(seat))
-        return self.made_for_person()
-
-    def computer_move(self) -> Move:
-        """The move the computer player to move chooses from its own view (not made yet).
+        A search player may take a while: a front end with a screen to keep alive calls this from a thread.
 
         Raises:
             TurnError: a person is to move, or the game is over.
@@ -180,7 +191,8 @@ class Table:
         return self.bots[self.game.turn].choose(self.game.view(self.game.turn))
 
     def play(self, move: Move, seat: int | None = None) -> None:
-        """Make ``move`` for the seat to move (``seat``, if given, must be that seat).
+        """Make ``move`` for the seat to move (``seat``, if given, must be that seat); a move that ends the
+        game scores the round in the match.
 
         Raises:
             TurnError: the game is over, or ``seat`` is not to move.
@@ -188,6 +200,7 @@ class Table:
         """
         self._check_turn(seat)
         self.game.push(move)
+        self._score_if_over()
 
     def preview(self, move: Move, seat: int | None = None) -> Preview:
         """What :meth:`play` would do with ``move``, without doing it.
@@ -213,18 +226,27 @@ class Table:
             raise TurnError(f"seat {seat} is not to move; seat {self.game.turn} is")
 
     def play_automatic(self, on_move: Callable[[int, Move], None] | None = None) -> int:
-        """Make every automatic move until a person must choose or the game is over; returns how many.
+        """Play on by itself (the computers' turns, and the moves made for people) until a person must choose or
+        the game is over; returns how many moves it made. ``on_move(seat, move)`` is told of each (to show it).
 
-        ``on_move(seat, move)`` is called after each (to show it).
+        For a front end with no pace of its own (the plain prompt, the tests); the screens pace each
+        :meth:`next_step` themselves.
         """
         made = 0
-        while (move := self.automatic_move()) is not None:
-            seat = self.game.turn
-            self.play(move)
-            made += 1
-            if on_move is not None:
-                on_move(seat, move)
-        return made
+        while True:
+            step = self.next_step()
+            if step.kind == "think":
+                told = None if on_move is None else (lambda seat, move, thought: on_move(seat, move))
+                made += play_turns(self.game, self.bots, told)
+            elif step.kind == "made_for_person":
+                assert step.seat is not None
+                assert step.move is not None
+                self.play(step.move)
+                made += 1
+                if on_move is not None:
+                    on_move(step.seat, step.move)
+            else:
+                return made
 
     def last_made_for(self, seat: int) -> Move | None:
         """The move made for ``seat`` by the rule of :meth:`made_for_person` that ended its latest turn.
@@ -232,7 +254,8 @@ class Table:
         None if ``seat`` chose its latest move itself, has not moved yet, or is
         choosing now (a front end shows the note until the person has a choice again).
         """
-        if self.waiting_for() == seat or not self.is_person(seat):
+        step = self.next_step()
+        if (step.kind == "ask" and step.seat == seat) or not self.is_person(seat):
             return None
         for index in range(self.game.move_count - 1, -1, -1):
             mover, move = self.game.moved(index)
@@ -350,9 +373,23 @@ class Table:
     # -- rounds ---------------------------------------------------------------
 
     def finish_round(self) -> list[int]:
-        """Score the finished game in the match; returns its penalty points. Its record joins :attr:`finished`."""
-        self.finished.append(self.record())
-        return self.match.finish_round(self.game)
+        """The finished game's penalty points, scored in the match (once: :meth:`play` and :meth:`next_step`
+        score a game that is over by themselves). Its record joins :attr:`finished`.
+
+        Raises:
+            ValueError: the game is not over.
+        """
+        if not self.game.is_over():
+            raise ValueError("the game is not over")
+        self._score_if_over()
+        return list(self.match.scores[-1])
+
+    def _score_if_over(self) -> None:
+        """Score the current game in the match if it is over and not scored yet."""
+        if self.game.is_over() and self._scored is not self.game:
+            self.finished.append(self.record())
+            self.match.finish_round(self.game)
+            self._scored = self.game
 
     def next_round(self) -> Game:
         """Deal the match's next round.
@@ -446,4 +483,4 @@ class Table:
         return table
 
 
-__all__ = ["STAND_IN", "Preview", "Seat", "Table", "TableSetup", "TurnError"]
+__all__ = ["STAND_IN", "Preview", "Seat", "Step", "StepKind", "Table", "TableSetup", "TurnError"]

@@ -248,7 +248,8 @@ class PromptGame:
         for line in row_lines(view.rows, table.game.rules.colors, lang, markup=markup):
             self.console.print(line, markup=markup)
         self.say(status_line(view, lang))
-        asked = table.waiting_for() == HUMAN
+        step = table.next_step()
+        asked = step.kind == "ask" and step.seat == HUMAN
         self.console.print(
             hand_line(table, lang, fitting=asked, markup=markup), markup=markup, soft_wrap=self.soft_wrap
         )
@@ -389,20 +390,20 @@ class PromptGame:
     def play(self) -> None:
         """Play the table's game to its end."""
         table = self.table
-        while not table.game.is_over():
-            if table.waiting_for() == HUMAN:
+        while (step := table.next_step()).kind not in ("round_over", "match_over"):
+            assert step.seat is not None
+            if step.kind == "ask":
                 self.human_move()
                 continue
-            seat = table.game.turn
-            forced = table.made_for_person()
-            if forced is not None:
+            if step.kind == "made_for_person":
+                assert step.move is not None
                 self.show_table()
-                self.say(forced_line(forced, opening=table.game.move_count == 0, lang=self.lang))
-            move = table.automatic_move()
-            assert move is not None  # nobody is asked, so the table moves by itself
-            table.play(move)
-            self.report(seat)
-            if self.delay and forced is None:
+                self.say(forced_line(step.move, opening=table.game.move_count == 0, lang=self.lang))
+                table.play(step.move)
+            else:
+                table.play(table.think())
+            self.report(step.seat)
+            if self.delay and step.kind == "think":
                 time.sleep(self.delay)
 
     def show_result(self) -> None:
@@ -434,7 +435,6 @@ class PromptGame:
                 if save_on_quit:
                     self.write_own_file()
                 raise
-            table.finish_round()
             self.write_own_file()
             self.show_result()
             if table.match.is_over():

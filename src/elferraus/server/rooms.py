@@ -473,9 +473,8 @@ class Room:
             status = "match_over" if preview.match_over else "round_over"
             finish = Finish(self.code, preview.result, status)
         await self._store(self.store.add_move(self.game_id, preview.number, preview.text, finish))
-        self.table.play(move)
+        self.table.play(move)  # a move that ends the game scores the round at the table
         if finish is not None:
-            self.table.finish_round()
             self.status = "match_over" if self.table.match.is_over() else "round_over"
         self._changed()
         self.tell({"k": "move", "g": self.game_id, "n": preview.number, "t": preview.text})
@@ -589,11 +588,13 @@ class Room:
         while self.status == "playing" and self.table is not None:
             table = self.table
             game = table.game
-            seat = table.waiting_for()
-            if seat is not None:
+            step = table.next_step()
+            if step.kind in ("round_over", "match_over") or step.seat is None:
+                return
+            seat = step.seat
+            if step.kind == "ask":
                 await self._wait_for_person(seat)
                 continue
-            seat = game.turn
             at = game.move_count
             player = table.bots.get(seat)
             await asyncio.sleep(self.settings.pace)
@@ -602,9 +603,8 @@ class Room:
             if table.bots.get(seat) is not player:  # a stand-in came or went meanwhile
                 continue
             # A computer may think a while (in a worker thread); a person's only move is known at once.
-            move = table.automatic_move() if player is None else await asyncio.to_thread(table.automatic_move)
-            if move is not None:
-                await self._automatic_moves(game, at, seat, player, move)
+            move = step.move if step.move is not None else await asyncio.to_thread(table.think)
+            await self._automatic_moves(game, at, seat, player, move)
 
     async def _automatic_moves(self, game: Game, at: int, seat: int, player: Bot | None, move: Move) -> None:
         """Make a move the table made without a person's choice (``player``: the computer that chose it, or None
@@ -683,9 +683,8 @@ class Room:
                 self.table.play(Move.parse(move), int(seat))
                 if drawn and self.table.game.record_moves()[-1] != text:
                     raise RoomError("stale")  # another card drawn: this copy is not the stored game
-                if self.table.game.is_over():
-                    self.table.finish_round()
-                    self.status = "match_over" if self.table.match.is_over() else "round_over"
+                if (step := self.table.next_step()).kind in ("round_over", "match_over"):
+                    self.status = step.kind
                 self._changed(seq)
             elif kind == "move" and self._known(event):
                 if seq is not None and seq - 1 > self.seq:  # this copy got there by reading: take the number
@@ -814,9 +813,8 @@ class Room:
             match = Match(settings.players, rules, rounds=settings.rounds, seed=last.match_seed, scores=scores)
             room.table = Table.resume(setup, match, game)
             room.game_id = last.id
-            if game.is_over():
-                room.table.finish_round()
-                room.status = "match_over" if room.table.match.is_over() else "round_over"
+            if (step := room.table.next_step()).kind in ("round_over", "match_over"):
+                room.status = step.kind
             elif room.status != "playing":
                 raise ValueError(f"the room is stored as {row.status} while its game {last.id} is not over")
         elif room.status != "waiting":

@@ -131,9 +131,8 @@ class ElferRausApp(App[None]):
     # -- the end of a round ---------------------------------------------------
 
     def round_over(self) -> None:
-        """Score the round, save it if a file was given, and show the result."""
+        """The round is over (the table has scored it): save it if a file was given, and show the result."""
         table = self.table
-        table.finish_round()
         if self.save_path is not None:
             self.save_game(quiet=True)
         self.push_screen(ResultScreen(table, self.lang), self._after_result)

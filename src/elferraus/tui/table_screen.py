@@ -257,34 +257,35 @@ class TableScreen(Screen[None]):
 
     @work(exclusive=True, group="drive")
     async def drive(self) -> None:
-        """Let the table play on until a person must choose or the game is over, at the chosen pace."""
+        """Do what the table says comes next until a person must choose or the round is over, at the chosen pace."""
         table = self.elf.table
         worker = get_current_worker()
         making = False  # the last move was one made for the person
         while not self._stopped(worker):
-            game = table.game
             if self._undo_requested:
                 self._undo_requested = False
                 self._take_back()
             self.refresh_table()
-            if game.is_over():
+            step = table.next_step()
+            if step.kind in ("round_over", "match_over"):
                 self.awaiting = False
                 self.elf.round_over()
                 return
-            seat = game.turn
-            if table.is_person(seat):
-                if self.hidden or self.viewer != seat:
-                    self._skip.clear()
-                    self.hidden = True
-                    self.refresh_table()
-                    await self.app.push_screen_wait(HandoffScreen(table.names[seat], self.elf.lang))
-                    self.viewer, self.hidden = seat, False
-                    continue
-                forced = table.made_for_person()
-                if forced is not None:
-                    await self._make_for_person(seat, forced, first=not making)
-                    making = True
-                    continue
+            assert step.seat is not None
+            seat = step.seat
+            if step.kind in ("ask", "made_for_person") and (self.hidden or self.viewer != seat):
+                self._skip.clear()
+                self.hidden = True
+                self.refresh_table()
+                await self.app.push_screen_wait(HandoffScreen(table.names[seat], self.elf.lang))
+                self.viewer, self.hidden = seat, False
+                continue
+            if step.kind == "made_for_person":
+                assert step.move is not None
+                await self._make_for_person(seat, step.move, first=not making)
+                making = True
+                continue
+            if step.kind == "ask":
                 self._skip.clear()  # Space skips ahead to here, the person's next choice, and no further
                 self.awaiting = True
                 self.refresh_table()
@@ -294,7 +295,7 @@ class TableScreen(Screen[None]):
             self.awaiting = False
             self._set_status(tr("status_thinking", self.elf.lang, name=table.names[seat]) + " …")
             started = time.perf_counter()
-            move = await asyncio.to_thread(table.computer_move)
+            move = await asyncio.to_thread(table.think)
             if self._stopped(worker):
                 return
             await self._pause(self.elf.pace - (time.perf_counter() - started))
