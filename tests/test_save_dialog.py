@@ -21,10 +21,10 @@ from elferraus.i18n import Lang
 from elferraus.saving import read_save_file
 from elferraus.session import Seat, Table, TableSetup
 from elferraus.tui.app import ElferRausApp
+from elferraus.tui.choices import SetupChoices
 from elferraus.tui.dialogs import QuitScreen
 from elferraus.tui.result_screen import ResultScreen
 from elferraus.tui.save_dialog import SaveDialog
-from elferraus.tui.setup_screen import SetupChoices
 from elferraus.tui.table_screen import TableScreen
 
 NEW_FILE = re.compile(r"elferraus-\d{8}-\d{6}\.jsonl")

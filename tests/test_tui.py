@@ -544,7 +544,7 @@ def test_hint_is_only_for_the_persons_turn_and_space_skips_the_computers() -> No
         screen = await advance(pilot, app, lambda: fresh_turn(app), "a turn with a choice after a lay")
         await select_card(pilot, screen.query_one(HandView), first_fitting(app))
         await pilot.press("enter")
-        app.pace = 30.0  # the computers take their time ...
+        table_screen(app).pace = 30.0  # the computers take their time ...
         await pilot.press("e")
         count = game.move_count
         await pilot.pause()
@@ -577,7 +577,7 @@ def test_space_skips_the_computers_and_never_lays_a_card() -> None:
         assert "skip" not in footer_words(app)
         await select_card(pilot, screen.query_one(HandView), first_fitting(app))
         await pilot.press("enter")
-        app.pace = 30.0  # the computers take their time ...
+        table_screen(app).pace = 30.0  # the computers take their time ...
         await pilot.press("e")
         await pilot.pause()
         assert not screen.awaiting
@@ -624,7 +624,7 @@ def test_the_footer_follows_the_buttons_and_a_disabled_key_says_why() -> None:
         assert app.table.game.move_count == count
         assert status(app).has_class("error")
         assert "fits" in text_of(app, "#status")
-        app.pace = 30.0  # the computers take their time: the hint is for the person's own turn
+        table_screen(app).pace = 30.0  # the computers take their time: the hint is for the person's own turn
         await pilot.press("e")
         await until(pilot, lambda: not screen.awaiting, "the computers' turn")
         await pilot.pause()
@@ -690,7 +690,7 @@ def test_undo_takes_back_the_last_turn(levels: tuple[str, ...], lang: Lang, pace
         await select_card(pilot, screen.query_one(HandView), first_fitting(app))
         await pilot.press("enter")  # lay a card that fits ...
         assert game.move_count == start + 1
-        app.pace = pace
+        table_screen(app).pace = pace
         await pilot.press("e")  # ... and end the turn
         assert game.record_moves()[start + 1] == "0 pass"
         if pace:
@@ -1318,7 +1318,7 @@ def test_moves_made_for_the_person_are_shown_one_by_one_and_take_no_key(scenario
             await pilot.pause(0.01)  # the end of the turn is shown for a pause of its own
         assert game.record_moves()[:4] == ["0 draw G20", "0 draw Y1", "0 draw B1", "0 pass"]
         assert [line for line in seen if line in lines[lang]] == lines[lang], seen
-        app.pace = 0.0
+        table_screen(app).pace = 0.0
         await pilot.press("space")
         await my_turn(pilot, app)  # the computer played, and you have a choice again
         assert [text for text in game.record_moves()[4:] if text.startswith("0 ")] == [], "a key acted later"

@@ -11,7 +11,7 @@ from elferraus.saving import read_save_records, resume_problem
 from elferraus.seating import PERSON, computer_levels
 from elferraus.session import Table
 from elferraus.tui.app import ElferRausApp
-from elferraus.tui.setup_screen import MAX_SEATS, SetupChoices
+from elferraus.tui.choices import MAX_SEATS, SetupChoices
 
 DEFAULT_PACE = 0.6
 

@@ -14,10 +14,12 @@ from textual.binding import Binding, BindingType
 from elferraus.i18n import Lang, tr
 from elferraus.saving import default_save_path, save_game_file, write_save_file
 from elferraus.session import Seat, Table, TableSetup
+from elferraus.tui.choices import SetupChoices
 from elferraus.tui.dialogs import HelpScreen, QuitChoice, QuitScreen
+from elferraus.tui.requests import LanguageChosen, RoundOver, SaveWanted, StartTable
 from elferraus.tui.result_screen import ResultChoice, ResultScreen
 from elferraus.tui.save_dialog import SaveDialog
-from elferraus.tui.setup_screen import SetupChoices, SetupScreen
+from elferraus.tui.setup_screen import SetupScreen
 from elferraus.tui.table_screen import TableScreen
 from elferraus.tui.theme import THEME
 
@@ -77,7 +79,6 @@ class ElferRausApp(App[None]):
         self.theme = THEME.name
         self.choices = choices or SetupChoices()
         self.lang: Lang = lang
-        self.pace = self.choices.pace
         self._table = table
         self.save_path = save_path
         self._seed = seed
@@ -93,11 +94,11 @@ class ElferRausApp(App[None]):
         if not self.is_headless and _on_a_terminal():
             self.set_interval(HANGUP_CHECK_SECONDS, self._leave_if_hung_up)
         if self._table is not None:
-            self.push_screen(TableScreen())
+            self.push_screen(TableScreen(self._table, self.lang, self.choices.pace))
         elif self._start:
             self.start_table(self.choices)
         else:
-            self.push_screen(SetupScreen(self.choices))
+            self.push_screen(SetupScreen(self.choices, self.lang))
 
     def _leave_if_hung_up(self) -> None:
         # A closed terminal window sends SIGHUP only to its session's leader: under `make play` that is make,
@@ -111,7 +112,6 @@ class ElferRausApp(App[None]):
     def start_table(self, choices: SetupChoices) -> None:
         """Seat a new table from the new-game choices and show it."""
         self.choices = choices
-        self.pace = choices.pace
         seed = self._seed if self._seed is not None else random.SystemRandom().randrange(2**62)
         self._seed = None  # a given seed is for the first deal only; "play again" deals anew
         seats = tuple(
@@ -119,7 +119,7 @@ class ElferRausApp(App[None]):
             for seat in range(choices.players)
         )
         self._table = Table(TableSetup(seats, choices.rules, choices.rounds, seed=seed))
-        self.switch_or_push(TableScreen())
+        self.switch_or_push(TableScreen(self._table, self.lang, choices.pace))
 
     def switch_or_push(self, screen: TableScreen) -> None:
         """Show ``screen`` in place of the current one (or on top of the default screen)."""
@@ -128,7 +128,17 @@ class ElferRausApp(App[None]):
         else:
             self.push_screen(screen)
 
+    def on_start_table(self, request: StartTable) -> None:
+        self.start_table(request.choices)
+
+    def on_language_chosen(self, request: LanguageChosen) -> None:
+        self.lang = request.lang
+        self.switch_screen(SetupScreen(self.choices, self.lang))
+
     # -- the end of a round ---------------------------------------------------
+
+    def on_round_over(self, request: RoundOver) -> None:
+        self.round_over()
 
     def round_over(self) -> None:
         """The round is over (the table has scored it): save it if a file was given, and show the result."""
@@ -144,7 +154,7 @@ class ElferRausApp(App[None]):
         elif choice == "again":
             self.start_table(self.choices)
         elif choice == "new":
-            self.switch_screen(SetupScreen(self.choices))
+            self.switch_screen(SetupScreen(self.choices, self.lang))
         elif choice == "quit":
             self.exit()
 
@@ -155,6 +165,9 @@ class ElferRausApp(App[None]):
         raise LookupError("no table on screen")
 
     # -- saving ---------------------------------------------------------------
+
+    def on_save_wanted(self, request: SaveWanted) -> None:
+        self.save_game()
 
     def save_game(self, *, quiet: bool = False, then: Callable[[], None] | None = None) -> None:
         """Save the match so far (the file is replaced whole).

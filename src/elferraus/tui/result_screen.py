@@ -17,6 +17,7 @@ from elferraus.cards import Card
 from elferraus.i18n import Lang, tr
 from elferraus.session import Table
 from elferraus.tui.keys import localize_bindings
+from elferraus.tui.requests import SaveWanted
 from elferraus.tui.theme import TONES
 
 MAX_ROUND_COLUMNS = 5
@@ -224,7 +225,4 @@ class ResultScreen(Screen[ResultChoice]):
 
     def action_save(self) -> None:
         """Save the match so far."""
-        from elferraus.tui.app import ElferRausApp
-
-        assert isinstance(self.app, ElferRausApp)
-        self.app.save_game()
+        self.post_message(SaveWanted())

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, ClassVar
+from dataclasses import replace
+from typing import ClassVar
 
 from textual import events, on
 from textual.app import ComposeResult
@@ -15,13 +15,10 @@ from textual.widgets import Button, Footer, Input, Label, Select, Static
 from elferraus.bots import BOTS
 from elferraus.i18n import LANGUAGES, Lang, format_number, tr
 from elferraus.rules import PRESETS
-from elferraus.seating import PERSON, seat_name
+from elferraus.seating import PERSON
+from elferraus.tui.choices import MAX_SEATS, SetupChoices
 from elferraus.tui.keys import localize_bindings
-
-if TYPE_CHECKING:
-    from elferraus.tui.app import ElferRausApp
-
-MAX_SEATS = 6
+from elferraus.tui.requests import LanguageChosen, StartTable
 
 LEVELS = (PERSON, "easy", "medium", "hard", "expert", "greedy", "random")
 LENGTHS = (1, 3, 5, 10)
@@ -43,23 +40,6 @@ def length_label(rounds: int, lang: Lang) -> str:
 def pace_label(seconds: float, lang: Lang) -> str:
     """How long a computer move takes, in words."""
     return tr("pace_option", lang, seconds=format_number(seconds, lang)) if seconds else tr("pace_instant", lang)
-
-
-@dataclass
-class SetupChoices:
-    """What the new-game form holds (kept while the language changes)."""
-
-    players: int = 4
-    rules: str = "classic"
-    rounds: int = 1
-    pace: float = 0.6
-    levels: list[str] = field(default_factory=lambda: [PERSON] + ["medium"] * (MAX_SEATS - 1))
-    names: list[str | None] = field(default_factory=lambda: [None] * MAX_SEATS)
-    """A name the player typed, or None for the default name of the seat."""
-
-    def name(self, seat: int, lang: Lang) -> str:
-        """The seat's name: typed, or "You" for a lone person, "Player N", "Computer N"."""
-        return self.names[seat] or seat_name(seat, self.levels, lang, self.players)
 
 
 class SetupScreen(Screen[None]):
@@ -94,20 +74,13 @@ class SetupScreen(Screen[None]):
     SHORT = 24
     """Below this many rows the form closes up its blank lines, so that it fits with its buttons (down to 20 rows)."""
 
-    def __init__(self, choices: SetupChoices) -> None:
+    def __init__(self, choices: SetupChoices, lang: Lang) -> None:
         super().__init__()
         self.choices = choices
-
-    @property
-    def elf(self) -> ElferRausApp:
-        """The app, typed."""
-        from elferraus.tui.app import ElferRausApp
-
-        assert isinstance(self.app, ElferRausApp)
-        return self.app
+        self.lang: Lang = lang
 
     def compose(self) -> ComposeResult:
-        lang, c = self.elf.lang, self.choices
+        lang, c = self.lang, self.choices
         with Vertical(id="form"):
             yield Static(f"{tr('app_title', lang)} · {tr('setup_heading', lang)}", id="heading")
             with Horizontal(classes="line"):
@@ -177,7 +150,7 @@ class SetupScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        lang = self.elf.lang
+        lang = self.lang
         localize_bindings(self, lang, {"start": "key_start", "app.help": "key_help", "app.quit": "key_quit"})
         for menu in self.query("SelectOverlay"):  # each select's open list: its Esc in the footer, in our words
             localize_bindings(menu, lang, {"dismiss": "key_close_list"})
@@ -197,7 +170,7 @@ class SetupScreen(Screen[None]):
         for seat in range(MAX_SEATS):
             self.query_one(f"#seat-{seat}").display = seat < self.choices.players
         for seat in range(MAX_SEATS):
-            self.query_one(f"#name-{seat}", Input).placeholder = self.choices.name(seat, self.elf.lang)
+            self.query_one(f"#name-{seat}", Input).placeholder = self.choices.name(seat, self.lang)
 
     @on(Select.Changed)
     def _changed(self, event: Select.Changed) -> None:
@@ -213,9 +186,8 @@ class SetupScreen(Screen[None]):
             c.pace = float(value)
         elif select_id.startswith("level-") and isinstance(value, str):
             c.levels[int(select_id.removeprefix("level-"))] = value
-        elif select_id == "lang" and value in LANGUAGES and value != self.elf.lang:
-            self.elf.lang = "de" if value == "de" else "en"
-            self.app.switch_screen(SetupScreen(self.choices))
+        elif select_id == "lang" and value in LANGUAGES and value != self.lang:
+            self.post_message(LanguageChosen("de" if value == "de" else "en"))
             return
         self._show_seats()
 
@@ -231,11 +203,13 @@ class SetupScreen(Screen[None]):
     @on(Button.Pressed, "#start")
     def action_start(self) -> None:
         """Start the game with these choices."""
-        self.elf.start_table(replace(self.choices, levels=list(self.choices.levels), names=list(self.choices.names)))
+        self.post_message(
+            StartTable(replace(self.choices, levels=list(self.choices.levels), names=list(self.choices.names)))
+        )
 
     @on(Button.Pressed, "#help")
-    def _help(self) -> None:
-        self.app.action_help()  # type: ignore[attr-defined]
+    async def _help(self) -> None:
+        await self.run_action("app.help")
 
     @on(Button.Pressed, "#quit")
     def _quit(self) -> None:

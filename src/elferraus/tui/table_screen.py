@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from textual import events, on, work
 from textual.app import ComposeResult
@@ -24,11 +24,13 @@ from textual.worker import Worker, get_current_worker
 from elferraus.bots import Advice
 from elferraus.errors import IllegalMoveError
 from elferraus.hints import hint_line
-from elferraus.i18n import explain, format_number, tr
+from elferraus.i18n import Lang, explain, format_number, tr
 from elferraus.moves import DRAW, PASS, Move
+from elferraus.session import Table
 from elferraus.tui.dialogs import HandoffScreen
 from elferraus.tui.keys import localize_bindings
 from elferraus.tui.made_moves import coming_line, made_line
+from elferraus.tui.requests import RoundOver, SaveWanted
 from elferraus.tui.widgets import HandView, OpponentsView, RowsView, SeatLine
 from elferraus.words import (
     describe_turn,
@@ -40,9 +42,6 @@ from elferraus.words import (
     status_line,
     title_line,
 )
-
-if TYPE_CHECKING:
-    from elferraus.tui.app import ElferRausApp
 
 WIDE = 112
 """From this many columns on, the move log sits beside the table instead of below it."""
@@ -105,8 +104,13 @@ class TableScreen(Screen[None]):
     TableScreen.too-small #too-small { display: block; }
     """
 
-    def __init__(self) -> None:
+    def __init__(self, table: Table, lang: Lang, pace: float) -> None:
         super().__init__()
+        self.table = table
+        """The table being played (the app deals its next round; "play again" gets a new screen)."""
+        self.lang: Lang = lang
+        self.pace = pace
+        """Seconds each move made without the person's choice stays on screen (+ and - change it)."""
         self.viewer = 0
         """The seat whose cards are shown (the person to move, or the last one who did)."""
         self.hidden = False
@@ -149,7 +153,7 @@ class TableScreen(Screen[None]):
             what = str(parameters[0])
             return not choosing if what == "hint" else choosing and not self._allowed(what)
         if action == "skip":
-            return not self.awaiting and not self.elf.table.game.is_over()
+            return not self.awaiting and not self.table.game.is_over()
         if action == "undo":  # shown disabled with two people or nothing to take back; "u" then says why
             return True if self._can_undo() else None
         if action == "undo_refused":
@@ -158,23 +162,15 @@ class TableScreen(Screen[None]):
 
     def _can_undo(self) -> bool:
         """The person alone with computers has a turn to take back (as the Undo button shows)."""
-        table = self.elf.table
+        table = self.table
         return len(table.people) == 1 and table.undo_target(self.viewer) is not None
 
     def _allowed(self, action: str) -> bool:
         """Whether the rules allow the footer's move ``action`` (drawing, ending the turn) now."""
-        return _MOVES[action] in self.elf.table.game.legal_moves()
-
-    @property
-    def elf(self) -> ElferRausApp:
-        """The app, typed."""
-        from elferraus.tui.app import ElferRausApp
-
-        assert isinstance(self.app, ElferRausApp)
-        return self.app
+        return _MOVES[action] in self.table.game.legal_moves()
 
     def compose(self) -> ComposeResult:
-        lang = self.elf.lang
+        lang = self.lang
         with Horizontal(id="body"):
             with Vertical(id="main"):
                 yield Static(id="title")
@@ -194,7 +190,7 @@ class TableScreen(Screen[None]):
 
     def _key(self, english: str) -> str:
         german = {"d": "z", "e": "b"}
-        return german[english] if self.elf.lang == "de" else english
+        return german[english] if self.lang == "de" else english
 
     def on_mount(self) -> None:
         self._relabel_bindings()
@@ -209,7 +205,7 @@ class TableScreen(Screen[None]):
         self.set_class(width < WIDE, "narrow")
         small = width < MIN_SIZE[0] or height < MIN_SIZE[1]
         if small:
-            notice = tr("too_small", self.elf.lang, need=f"{MIN_SIZE[0]}x{MIN_SIZE[1]}", size=f"{width}x{height}")
+            notice = tr("too_small", self.lang, need=f"{MIN_SIZE[0]}x{MIN_SIZE[1]}", size=f"{width}x{height}")
             self.query_one("#too-small", Static).update(notice)
         if small != self.too_small:
             self.set_class(small, "too-small")
@@ -222,7 +218,7 @@ class TableScreen(Screen[None]):
 
     def _relabel_bindings(self) -> None:
         """Footer words in the player's language, showing the German keys (z, b) to German players."""
-        lang = self.elf.lang
+        lang = self.lang
         words = {
             "go": "key_lay",
             "skip": "key_skip",
@@ -243,7 +239,7 @@ class TableScreen(Screen[None]):
 
     def new_round(self) -> None:
         """Start showing the table's current game from its beginning."""
-        table = self.elf.table
+        table = self.table
         people = table.people
         self.viewer = people[0] if people else 0
         self.hidden = len(people) > 1
@@ -258,7 +254,7 @@ class TableScreen(Screen[None]):
     @work(exclusive=True, group="drive")
     async def drive(self) -> None:
         """Do what the table says comes next until a person must choose or the round is over, at the chosen pace."""
-        table = self.elf.table
+        table = self.table
         worker = get_current_worker()
         making = False  # the last move was one made for the person
         while not self._stopped(worker):
@@ -269,7 +265,7 @@ class TableScreen(Screen[None]):
             step = table.next_step()
             if step.kind in ("round_over", "match_over"):
                 self.awaiting = False
-                self.elf.round_over()
+                self.post_message(RoundOver())
                 return
             assert step.seat is not None
             seat = step.seat
@@ -277,7 +273,7 @@ class TableScreen(Screen[None]):
                 self._skip.clear()
                 self.hidden = True
                 self.refresh_table()
-                await self.app.push_screen_wait(HandoffScreen(table.names[seat], self.elf.lang))
+                await self.app.push_screen_wait(HandoffScreen(table.names[seat], self.lang))
                 self.viewer, self.hidden = seat, False
                 continue
             if step.kind == "made_for_person":
@@ -293,12 +289,12 @@ class TableScreen(Screen[None]):
                 return
             making = False
             self.awaiting = False
-            self._set_status(tr("status_thinking", self.elf.lang, name=table.names[seat]) + " …")
+            self._set_status(tr("status_thinking", self.lang, name=table.names[seat]) + " …")
             started = time.perf_counter()
             move = await asyncio.to_thread(table.think)
             if self._stopped(worker):
                 return
-            await self._pause(self.elf.pace - (time.perf_counter() - started))
+            await self._pause(self.pace - (time.perf_counter() - started))
             if self._stopped(worker):
                 return
             if self._undo_requested:
@@ -319,21 +315,20 @@ class TableScreen(Screen[None]):
         meanwhile do nothing, now or later: the driver takes no key, and the person's own
         keys work only on his choice.
         """
-        app = self.elf
-        game = app.table.game
+        game = self.table.game
         before = game.view(seat)
         if first:
-            self._set_status(coming_line(before, move, app.lang), made=True)
-        await self._pause(app.pace)
+            self._set_status(coming_line(before, move, self.lang), made=True)
+        await self._pause(self.pace)
         if self._undo_requested or self._stopped(get_current_worker()):
             return
         self._play(move)
-        if not game.is_over() and game.turn != seat and len(app.table.people) > 1:
+        if not game.is_over() and game.turn != seat and len(self.table.people) > 1:
             self.hidden = True  # pass-and-play: his cards are covered as soon as his turn ends
         self.refresh_table()
-        self._set_status(made_line(before, move, game.view(seat), app.lang), made=True)
+        self._set_status(made_line(before, move, game.view(seat), self.lang), made=True)
         if game.is_over() or game.turn != seat:
-            await self._pause(app.pace)  # the turn ends with this move: let it be seen before the others play
+            await self._pause(self.pace)  # the turn ends with this move: let it be seen before the others play
 
     async def _pause(self, seconds: float) -> None:
         """Wait ``seconds`` unless the player skips."""
@@ -344,26 +339,23 @@ class TableScreen(Screen[None]):
 
     def _play(self, move: Move) -> None:
         """Make the move of the seat to move at the table (which checks it), and log it."""
-        self.elf.table.play(move)
+        self.table.play(move)
         self._log_new_moves()
 
     def _log_new_moves(self) -> None:
-        table = self.elf.table
+        table = self.table
         single = len(table.people) == 1
         moves = table.game.public_moves(self.viewer)
         log = self.query_one("#log", RichLog)
         for text in moves[self._logged :]:
-            log.write(
-                log_line(text, table.names, self.elf.lang, you=self.viewer if single else None, show_draws=single)
-            )
+            log.write(log_line(text, table.names, self.lang, you=self.viewer if single else None, show_draws=single))
         self._logged = len(moves)
 
     # -- what the screen shows ------------------------------------------------
 
     def refresh_table(self) -> None:
         """Redraw everything from the game."""
-        app = self.elf
-        table, lang = app.table, app.lang
+        table, lang = self.table, self.lang
         game = table.game
         view = game.view(self.viewer)
         self.query_one("#title", Static).update(self._title())
@@ -405,7 +397,7 @@ class TableScreen(Screen[None]):
         self.refresh_bindings()  # the footer follows the buttons
 
     def _title(self) -> str:
-        return title_line(self.elf.table, self.elf.lang)
+        return title_line(self.table, self.lang)
 
     def _set_status(self, text: str, *, error: bool = False, made: bool = False) -> None:
         """Show ``text`` in the status line; ``error`` for a move refused, ``made`` for a move made for the person."""
@@ -418,21 +410,21 @@ class TableScreen(Screen[None]):
 
     def play(self, move: Move) -> None:
         """Make the person's move if it is legal now; else say why not."""
-        game = self.elf.table.game
+        game = self.table.game
         if not self.awaiting or self.hidden or self.too_small:
             self.app.bell()
             return
         try:
-            self.elf.table.play(move, seat=self.viewer)
+            self.table.play(move, seat=self.viewer)
         except IllegalMoveError as error:
             self.app.bell()
             self.refresh_table()
-            self._set_status(explain(error.reason, error.details, self.elf.lang), error=True)
+            self._set_status(explain(error.reason, error.details, self.lang), error=True)
             return
         self._log_new_moves()
         self.query_one("#note", Static).update("")
         self.awaiting = False
-        if game.turn != self.viewer and len(self.elf.table.people) > 1:
+        if game.turn != self.viewer and len(self.table.people) > 1:
             self.hidden = True
         self.drive()
 
@@ -491,31 +483,30 @@ class TableScreen(Screen[None]):
     def action_refused(self, action: str) -> None:
         """A key of an action shown disabled: say why it cannot be done now."""
         if action == "hint":
-            self.notify(tr("hint_not_now", self.elf.lang), severity="warning")
+            self.notify(tr("hint_not_now", self.lang), severity="warning")
         else:
             self.play(_MOVES[action])  # refused by the table, which says why
 
     def action_pace(self, step: int) -> None:
         """Computers a step slower (+1) or faster (-1)."""
-        app = self.elf
-        index = min(range(len(PACES)), key=lambda i: abs(PACES[i] - app.pace))
-        app.pace = PACES[max(0, min(len(PACES) - 1, index + step))]
-        self.notify(tr("pace_now", app.lang, seconds=format_number(app.pace, app.lang)), timeout=2)
+        index = min(range(len(PACES)), key=lambda i: abs(PACES[i] - self.pace))
+        self.pace = PACES[max(0, min(len(PACES) - 1, index + step))]
+        self.notify(tr("pace_now", self.lang, seconds=format_number(self.pace, self.lang)), timeout=2)
 
     def action_save(self) -> None:
         """Save the game to its file."""
-        self.elf.save_game()
+        self.post_message(SaveWanted())
 
     # -- take back ------------------------------------------------------------
 
     def action_undo_refused(self) -> None:
         """Say why there is nothing to take back: two people at the table, or no turn of the person's yet."""
-        key = "undo_people" if len(self.elf.table.people) != 1 else "undo_none"
-        self.notify(tr(key, self.elf.lang), severity="warning")
+        key = "undo_people" if len(self.table.people) != 1 else "undo_none"
+        self.notify(tr(key, self.lang), severity="warning")
 
     def action_undo(self) -> None:
         """Take back the person's last turn (against computers only)."""
-        table, lang = self.elf.table, self.elf.lang
+        table, lang = self.table, self.lang
         if len(table.people) != 1:
             self.action_undo_refused()
             return
@@ -530,7 +521,7 @@ class TableScreen(Screen[None]):
             self._skip.set()
 
     def _take_back(self) -> None:
-        table = self.elf.table
+        table = self.table
         if table.undo_target(self.viewer) is None:
             return
         target = table.undo_target(self.viewer)
@@ -543,22 +534,22 @@ class TableScreen(Screen[None]):
         self.query_one("#log", RichLog).clear()
         self._log_new_moves()
         key = "undo_done" if others == 0 else "undo_done_one" if others == 1 else "undo_done_many"
-        self.query_one("#note", Static).update(tr(key, self.elf.lang, n=others))
+        self.query_one("#note", Static).update(tr(key, self.lang, n=others))
 
     # -- hint -----------------------------------------------------------------
 
     def action_hint(self) -> None:
         """Ask the expert what to do, and say why in one line."""
         if not self.awaiting or self.hidden:
-            self.notify(tr("hint_not_now", self.elf.lang), severity="warning")
+            self.notify(tr("hint_not_now", self.lang), severity="warning")
             return
-        self.query_one("#note", Static).update(tr("hint_thinking", self.elf.lang))
-        self._hint(self.elf.table.game.move_count)
+        self.query_one("#note", Static).update(tr("hint_thinking", self.lang))
+        self._hint(self.table.game.move_count)
 
     @work(exclusive=True, group="hint")
     async def _hint(self, at_move: int) -> None:
-        advice = await asyncio.to_thread(self.elf.table.hint)
-        if self.elf.table.game.move_count != at_move or not self.awaiting:
+        advice = await asyncio.to_thread(self.table.hint)
+        if self.table.game.move_count != at_move or not self.awaiting:
             return
         if advice.move.card is not None:
             self.query_one("#hand", HandView).select(advice.move.card)
@@ -566,5 +557,5 @@ class TableScreen(Screen[None]):
 
     def hint_text(self, advice: Advice) -> str:
         """The advice in one line: the move and why, in words, from the person's own view."""
-        table = self.elf.table
-        return hint_line(table.game.view(self.viewer), advice, table.names, self.elf.lang)
+        table = self.table
+        return hint_line(table.game.view(self.viewer), advice, table.names, self.lang)
