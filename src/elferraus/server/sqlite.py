@@ -424,7 +424,7 @@ class SqliteDatabase:
     def _moves(self, game: int) -> list[str]:
         return [text for (text,) in self._db.execute("SELECT text FROM moves WHERE game = ? ORDER BY n", (game,))]
 
-    # -- loading and copying --------------------------------------------------
+    # -- loading --------------------------------------------------------------
 
     def rooms(self) -> Iterator[RoomRow | UnreadableRoom]:
         """Every room, with its seats and the games of its latest match, oldest first.
@@ -472,12 +472,3 @@ class SqliteDatabase:
             for game_id, match_seed, round_number, deal, result in rows
         ]
         return RoomRow(code, json.loads(settings), status, seats, games)
-
-    def backup(self, target: str) -> None:
-        """Copy the whole database, consistent as of one moment, to the file ``target`` (SQLite's online backup)."""
-        copy = sqlite3.connect(target)
-        try:
-            with copy:
-                self._db.backup(copy)
-        finally:
-            copy.close()
