@@ -27,6 +27,7 @@ import pytest
 from elferraus.errors import RecordError
 from elferraus.record import read_record
 from elferraus.server.client import RoomClient
+from elferraus.server.sqlite import SCHEMA
 from fault_helpers import (
     FAULTS,
     Latency,
@@ -205,11 +206,33 @@ def _not_a_database(tmp_path: Path, mounts: Mounts) -> Path:
     return path
 
 
+def _tables(script: str) -> Callable[[Path, Mounts], Path]:
+    def make(tmp_path: Path, mounts: Mounts) -> Path:
+        path = tmp_path / "games.sqlite3"
+        with contextlib.closing(sqlite3.connect(path)) as connection:
+            connection.executescript(script)
+        return path
+
+    return make
+
+
 BAD_DATABASES = {
     "a read-only file": _read_only_database,
     "a missing folder": lambda tmp_path, mounts: tmp_path / "no such folder" / "games.sqlite3",
     "a file that is not a database": _not_a_database,
+    "a foreign rooms table": _tables(
+        "CREATE TABLE rooms (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO rooms (name) VALUES ('kitchen');"
+    ),
+    "the server's tables, one lacking a column": _tables(SCHEMA.replace("    status TEXT NOT NULL,\n", "")),
+    "another program's database": _tables("CREATE TABLE notes (text TEXT); INSERT INTO notes VALUES ('milk');"),
 }
+"""Each ``--db`` that ``serve`` refuses, made in a temporary folder."""
+NAMED_IN_THE_LINE = {
+    "a foreign rooms table": "the table 'rooms'",
+    "the server's tables, one lacking a column": "the table 'rooms'",
+    "another program's database": "notes",
+}
+"""What the refusal names besides the path."""
 
 
 @pytest.mark.timeout(60)
@@ -218,6 +241,7 @@ def test_serve_refuses_a_database_it_cannot_use_in_one_line(name: str, tmp_path:
     problem = mount_problem() if name == "a read-only file" else None
     assert problem is None, problem
     path = BAD_DATABASES[name](tmp_path, mounts)
+    before = path.read_bytes() if path.exists() else None
     port = free_port()
     command = [sys.executable, "-m", "elferraus.cli.main", "serve", "--db", str(path), "--port", str(port)]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -234,9 +258,13 @@ def test_serve_refuses_a_database_it_cannot_use_in_one_line(name: str, tmp_path:
         if process.poll() is None:
             process.kill()
             process.communicate()
-    assert process.returncode not in (0, None), (out, err)
+    assert process.returncode == 2, (process.returncode, out, err)
     assert out == "", out
     lines = err.strip().splitlines()
     assert len(lines) == 1, err
     assert str(path) in lines[0], err
     assert "Traceback" not in err
+    assert NAMED_IN_THE_LINE.get(name, "") in lines[0], err
+    # refused before anything was written: no table added, the file not even switched to WAL
+    assert (path.read_bytes() if path.exists() else None) == before
+    assert [file.name for file in path.parent.glob(f"{path.name}-*")] == []

@@ -13,6 +13,7 @@ import httpx
 import psycopg
 import pytest
 
+from elferraus.cli.backup import database_problem
 from elferraus.cli.main import main as cli
 from elferraus.server.client import RoomClient
 from elferraus.server.pgschema import LATEST, MIGRATIONS, migrate, shown
@@ -224,6 +225,50 @@ def test_serve_refuses_a_database_it_cannot_reach_in_one_line_without_the_passwo
     assert "no_such_database" in error
     assert "s3cret" not in error
     assert error.count("\n") == 1
+
+
+def _foreign_rooms(url: str) -> None:
+    query(url, "CREATE TABLE rooms (id serial PRIMARY KEY, name text)")
+
+
+def _a_column_dropped(url: str) -> None:
+    asyncio.run(at_version(url, LATEST))
+    query(url, "ALTER TABLE moves DROP COLUMN text")
+
+
+def _another_tools_schema_version(url: str) -> None:
+    query(url, "CREATE TABLE schema_version (installed_rank integer, version varchar(50), description text)")
+    query(url, "INSERT INTO schema_version VALUES (1, '1.1', 'init')")
+
+
+def _no_schema_version(url: str) -> None:
+    asyncio.run(at_version(url, LATEST))
+    query(url, "DROP TABLE schema_version")
+
+
+FOREIGN_TABLES = {
+    "a foreign rooms table": (_foreign_rooms, "the table 'rooms'"),
+    "the server's tables, a column dropped": (_a_column_dropped, "the table 'moves'"),
+    "another tool's schema_version": (_another_tools_schema_version, "the table 'schema_version'"),
+    "the server's tables without its schema_version": (_no_schema_version, "the table 'rooms' is there"),
+}
+
+
+@pytest.mark.parametrize("name", FOREIGN_TABLES)
+def test_serve_refuses_a_database_whose_tables_are_not_its_own_in_one_line_and_changes_nothing(
+    name: str, postgres: PostgresServer
+) -> None:
+    url = postgres.new_database()
+    make, named = FOREIGN_TABLES[name]
+    make(url)
+    columns = "SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = 'public'"
+    before = sorted(query(url, columns))
+    problem = database_problem(url)
+    assert problem is not None
+    assert problem.startswith(f"elferraus serve: cannot use the database {url}: "), problem
+    assert named in problem, problem
+    assert "\n" not in problem
+    assert sorted(query(url, columns)) == before
 
 
 @pytest.mark.parametrize(

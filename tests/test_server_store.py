@@ -13,7 +13,7 @@ import pytest
 from elferraus.record import read_record
 from elferraus.server.client import RoomClient, ServerError, join_room
 from elferraus.server.rooms import hash_token
-from elferraus.server.sqlite import SeatRow, SqliteDatabase
+from elferraus.server.sqlite import SCHEMA, SeatRow, SqliteDatabase
 from postgres_helpers import count_rows
 from server_helpers import act, get, look, play_round, raw, room_with_people, start, wait_online
 from web_helpers import serving
@@ -100,6 +100,25 @@ def test_only_the_latest_match_is_loaded(tmp_path: Path) -> None:
     assert [g.id for g in room.games] == [new]
     # the earlier match's records stay downloadable
     assert all(store.record(game) is not None for game in old)
+    store.close()
+
+
+@pytest.mark.parametrize(
+    ("name", "script"),
+    [
+        ("a column a later upgrade adds", SCHEMA + "ALTER TABLE rooms ADD COLUMN later TEXT;"),
+        ("its tables half made (stopped while making them)", SCHEMA.split("CREATE TABLE IF NOT EXISTS games")[0]),
+        ("a new, empty file", ""),
+    ],
+)
+def test_a_database_of_the_server_is_taken_as_one(name: str, script: str, tmp_path: Path) -> None:
+    path = tmp_path / "rooms.db"
+    path.touch()
+    with contextlib.closing(sqlite3.connect(path)) as made:
+        made.executescript(script)
+    store = SqliteDatabase(str(path))
+    store.add_room("ABCDEF", SETTINGS, seats())
+    assert [room.code for room in store.rooms()] == ["ABCDEF"], name
     store.close()
 
 

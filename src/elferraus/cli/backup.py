@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
@@ -32,41 +31,20 @@ def database_problem(path: str, bus: str | None = None) -> str | None:
 def run_backup(args: argparse.Namespace) -> int:
     """Copy ``args.db`` to ``args.out`` with SQLite's online backup; a running server may go on writing.
 
-    The copy is written beside ``out`` and renamed into place, so ``out`` is
-    either the old file or the whole new copy, never half of one.
+    The source is only read; the copy goes to a new file or over an earlier copy, never over a database or
+    one of its journal files (``elferraus.server.backup``). A refusal is one line naming the file, exit 2.
     """
-    from elferraus.server.sqlite import SqliteDatabase, StoreError
+    from elferraus.server.backup import copy_database
+    from elferraus.server.sqlite import StoreError
     from elferraus.server.store import is_postgres
 
     if is_postgres(args.db):
         print("elferraus backup: a PostgreSQL database is copied with pg_dump (docs/deploy.md)", file=sys.stderr)
         return 2
-    source, target = Path(args.db), Path(args.out)
-    if not source.is_file():
-        print(f"elferraus backup: there is no database file {str(source)!r}", file=sys.stderr)
-        return 2
-    if target.resolve() == source.resolve():
-        print(f"elferraus backup: {str(target)!r} is the database itself", file=sys.stderr)
-        return 2
-    if not target.parent.is_dir():
-        print(f"elferraus backup: the folder {str(target.parent)!r} does not exist", file=sys.stderr)
-        return 2
-    partial = target.with_name(f".{target.name}.partial")
     try:
-        database = SqliteDatabase(str(source))
-        try:
-            partial.unlink(missing_ok=True)
-            database.backup(str(partial))
-        finally:
-            database.close()
-        os.replace(partial, target)
-    except (StoreError, OSError, ValueError) as error:
-        partial.unlink(missing_ok=True)
+        copy_database(Path(args.db), Path(args.out))
+    except StoreError as error:
         print(f"elferraus backup: {error}", file=sys.stderr)
         return 2
-    except Exception as error:  # sqlite3.Error from the copy itself: say it in one line
-        partial.unlink(missing_ok=True)
-        print(f"elferraus backup: {str(source)!r} to {str(target)!r}: {error}", file=sys.stderr)
-        return 2
-    print(f"elferraus backup: {source} copied to {target}")
+    print(f"elferraus backup: {args.db} copied to {args.out}")
     return 0

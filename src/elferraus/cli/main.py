@@ -254,12 +254,14 @@ def build_parser() -> argparse.ArgumentParser:
         "backup",
         help="a consistent copy of the web game's database, also while the server runs",
         description="Copies the database with SQLite's online backup: the copy holds every move stored up to one "
-        "moment. To restore, stop the server and put the copy in place of the database (docs/web-protocol.md).",
+        "moment. The database is only read. OUT must be a new file or an earlier copy: never the database, its "
+        "-wal, -shm or -journal file, or another database. To restore, stop the server and put the copy in place "
+        "of the database (docs/web-protocol.md).",
     )
     backup.add_argument(
         "--db", metavar="FILE", default="elferraus.sqlite3", help="the server's SQLite database (default %(default)s)"
     )
-    backup.add_argument("out", metavar="OUT", help="the file to write the copy to")
+    backup.add_argument("out", metavar="OUT", help="the file to write the copy to (new, or an earlier copy)")
 
     analyze = commands.add_parser(
         "analyze",

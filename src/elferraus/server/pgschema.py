@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
 
-from elferraus.server.sqlite import StoreError
+from elferraus.server.sqlite import SERVER_TABLES, StoreError, schema_problem
 
 if TYPE_CHECKING:
     from psycopg import AsyncConnection
@@ -94,22 +94,66 @@ async def schema_version(connection: AsyncConnection[tuple[object, ...]]) -> int
     return 0 if row is None else int(str(row[0]))
 
 
+async def columns_of(connection: AsyncConnection[tuple[object, ...]], tables: list[str]) -> dict[str, list[str]]:
+    """Those of ``tables`` that the database has (in its current schema), each with the names of its columns."""
+    cursor = await connection.execute(
+        "SELECT table_name, column_name FROM information_schema.columns "
+        "WHERE table_schema = current_schema() AND table_name = ANY(%s) ORDER BY table_name, ordinal_position",
+        (tables,),
+    )
+    found: dict[str, list[str]] = {}
+    for table, column in await cursor.fetchall():
+        found.setdefault(str(table), []).append(str(column))
+    return found
+
+
+async def _refuse_another_schema_version(connection: AsyncConnection[tuple[object, ...]], url: str) -> None:
+    # Some migration tools (Flyway among them) keep a table of this name, with other columns and versions
+    # like '1.1'; the server's has the one integer column.
+    found = await columns_of(connection, ["schema_version"])
+    if found and found["schema_version"] != ["version"]:
+        columns = ", ".join(found["schema_version"])
+        raise StoreError(shown(url), f"the table 'schema_version' is not the server's: its columns are {columns}")
+
+
+async def _refuse_foreign_tables(connection: AsyncConnection[tuple[object, ...]], url: str, version: int) -> None:
+    """Refuse, naming the table, a database at ``version`` whose tables of the server's names are not its own.
+
+    Raises:
+        StoreError: a table of the server's name lacks a column of the server's, or one is missing (at a
+            version above 0), or one is there although the server never made its tables (at version 0).
+    """
+    tables = await columns_of(connection, list(SERVER_TABLES))
+    if (problem := schema_problem(tables, new=version == 0)) is not None:
+        raise StoreError(shown(url), problem)
+    if version == 0 and tables:
+        table = next(table for table in SERVER_TABLES if table in tables)
+        raise StoreError(
+            shown(url), f"the table {table!r} is there, but the server never made its tables here (no schema_version)"
+        )
+
+
 async def migrate(connection: AsyncConnection[tuple[object, ...]], url: str, target: int = LATEST) -> int:
     """Upgrade the database ``connection`` is open on to version ``target``; returns the version it was at.
 
+    Tables of the server's names that are not the server's (another program's ``rooms``, a ``schema_version``
+    of another tool, a column gone) are refused before anything is changed.
+
     Raises:
-        StoreError: the database is at a newer version than this server knows, or an upgrade failed (then
-            nothing of it was kept).
+        StoreError: the database is at a newer version than this server knows, its tables are not the server's,
+            or an upgrade failed (then nothing of it was kept).
         psycopg.Error: the database could not be reached or refused the upgrade (nothing of it was kept).
     """
     async with connection.transaction():
         await connection.execute("SELECT pg_advisory_xact_lock(%s)", (_UPGRADE_LOCK,))
+        await _refuse_another_schema_version(connection, url)
         await connection.execute("CREATE TABLE IF NOT EXISTS schema_version (version integer NOT NULL)")
         before = await schema_version(connection)
         if before > LATEST:
             raise StoreError(
                 shown(url), f"the database's schema is version {before}, newer than this server's ({LATEST})"
             )
+        await _refuse_foreign_tables(connection, url, before)
         for version in range(before + 1, target + 1):
             for statement in MIGRATIONS[version - 1]:
                 await connection.execute(statement)

@@ -14,7 +14,7 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -55,6 +55,18 @@ CREATE TABLE IF NOT EXISTS moves (
 );
 CREATE INDEX IF NOT EXISTS games_by_room ON games (code, id);
 """
+
+SERVER_TABLES: dict[str, tuple[str, ...]] = {
+    "rooms": ("code", "settings", "status", "created"),
+    "seats": ("code", "seat", "name", "kind", "level", "token_hash"),
+    "games": ("id", "code", "match_seed", "round", "deal", "result", "finished"),
+    "moves": ("game", "n", "text"),
+}
+"""The server's tables and the columns every database of the server has in them, on SQLite and PostgreSQL.
+
+These are the columns of ``SCHEMA`` before any upgrade: a column that a later upgrade adds when the server
+opens a database is not listed, so that a database made before that upgrade (a backup's source, a database
+about to be upgraded) is still taken for one of the server's. More columns than these are accepted."""
 
 
 class StoreError(Exception):
@@ -141,7 +153,8 @@ def check_database(path: str) -> None:
     """Refuse, in words naming ``path``, a database the server could not use.
 
     Raises:
-        StoreError: the folder is missing, the file cannot be read or written, or is not a SQLite database.
+        StoreError: the folder is missing, the file cannot be read or written, is not a SQLite database, or
+            not one of this server (its tables are another program's).
     """
     if path == ":memory:":
         return
@@ -159,7 +172,55 @@ def check_database(path: str) -> None:
     SqliteDatabase(path).close()
 
 
-def _reason(error: BaseException) -> str:
+def schema_problem(tables: Mapping[str, Collection[str]], *, new: bool = False) -> str | None:
+    """Why a database with these ``tables`` is not a database of this server, in words; None if it is one.
+
+    Args:
+        tables: the database's tables (on PostgreSQL: those named as the server's), each with its columns.
+        new: a database the server is about to make its tables in: one without any table, or with only
+            some of the server's, is accepted too.
+
+    >>> schema_problem({"rooms": ["id", "name"]}, new=True)
+    "the table 'rooms' is not the server's: it has no column code, settings, status, created"
+    >>> schema_problem({"notes": ["text"]}, new=True)
+    "this is another program's database (its tables: notes), without the server's tables rooms, seats, games, moves"
+    >>> schema_problem({}, new=True) is None, schema_problem({})
+    (True, "none of the server's tables is there (rooms, seats, games, moves)")
+    """
+    names = {name.lower(): {column.lower() for column in columns} for name, columns in tables.items()}
+    for table, needed in SERVER_TABLES.items():
+        if table in names and (missing := [column for column in needed if column not in names[table]]):
+            return f"the table {table!r} is not the server's: it has no column {', '.join(missing)}"
+    ours = [table for table in SERVER_TABLES if table in names]
+    if len(ours) == len(SERVER_TABLES) or (new and (ours or not names)):
+        return None
+    if ours:
+        missing = [table for table in SERVER_TABLES if table not in names]
+        return f"it lacks the server's table{'s' if len(missing) > 1 else ''} {', '.join(missing)}"
+    expected = ", ".join(SERVER_TABLES)
+    if not names:
+        return f"none of the server's tables is there ({expected})"
+    others = ", ".join(sorted(names))
+    return f"this is another program's database (its tables: {others}), without the server's tables {expected}"
+
+
+def tables_of(connection: sqlite3.Connection) -> dict[str, list[str]]:
+    """Every table and view of a SQLite database with the names of its columns (what ``schema_problem`` reads).
+
+    Raises:
+        sqlite3.Error: the file is not a SQLite database, or cannot be read.
+    """
+    names = connection.execute(
+        "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite!_%' ESCAPE '!'"
+    ).fetchall()
+    return {
+        name: [column for (column,) in connection.execute("SELECT name FROM pragma_table_info(?)", (name,))]
+        for (name,) in names
+    }
+
+
+def reason_of(error: BaseException) -> str:
+    """What went wrong with a database, in words (SQLite's own, but for a file that is not a database)."""
     text = str(error) or type(error).__name__
     if isinstance(error, sqlite3.DatabaseError) and "file is not a database" in text:
         return "this file is not a SQLite database"
@@ -173,7 +234,7 @@ class SqliteDatabase:
         path: the database file (created with its tables if new).
 
     Raises:
-        StoreError: it cannot be opened or is not a database of this server.
+        StoreError: it cannot be opened or is not a database of this server (``schema_problem`` says why).
     """
 
     def __init__(self, path: str) -> None:
@@ -181,15 +242,19 @@ class SqliteDatabase:
         try:
             self._db = sqlite3.connect(path, timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False)
         except sqlite3.Error as error:
-            raise StoreError(path, _reason(error)) from error
+            raise StoreError(path, reason_of(error)) from error
         try:
+            # Before anything is written: another program's file stays as it was (not even put in WAL mode).
+            if (problem := schema_problem(tables_of(self._db), new=True)) is not None:
+                self._db.close()
+                raise StoreError(path, problem)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA foreign_keys=ON")
             self._db.executescript(SCHEMA)
         except sqlite3.Error as error:
             self._db.close()
-            raise StoreError(path, _reason(error)) from error
+            raise StoreError(path, reason_of(error)) from error
 
     def close(self) -> None:
         """Close the connection."""
@@ -359,7 +424,7 @@ class SqliteDatabase:
     def _moves(self, game: int) -> list[str]:
         return [text for (text,) in self._db.execute("SELECT text FROM moves WHERE game = ? ORDER BY n", (game,))]
 
-    # -- loading and copying --------------------------------------------------
+    # -- loading --------------------------------------------------------------
 
     def rooms(self) -> Iterator[RoomRow | UnreadableRoom]:
         """Every room, with its seats and the games of its latest match, oldest first.
@@ -371,7 +436,7 @@ class SqliteDatabase:
             try:
                 yield self._room(code)
             except (ValueError, TypeError, KeyError, sqlite3.DatabaseError) as error:
-                yield UnreadableRoom(str(code), _reason(error))
+                yield UnreadableRoom(str(code), reason_of(error))
 
     def room(self, code: str) -> RoomRow | UnreadableRoom | None:
         """The room ``code`` as ``rooms`` gives it, or None if there is none."""
@@ -380,7 +445,7 @@ class SqliteDatabase:
         try:
             return self._room(code)
         except (ValueError, TypeError, KeyError, sqlite3.DatabaseError) as error:
-            return UnreadableRoom(str(code), _reason(error))
+            return UnreadableRoom(str(code), reason_of(error))
 
     def _room(self, code: str) -> RoomRow:
         settings, status = self._db.execute("SELECT settings, status FROM rooms WHERE code = ?", (code,)).fetchone()
@@ -407,12 +472,3 @@ class SqliteDatabase:
             for game_id, match_seed, round_number, deal, result in rows
         ]
         return RoomRow(code, json.loads(settings), status, seats, games)
-
-    def backup(self, target: str) -> None:
-        """Copy the whole database, consistent as of one moment, to the file ``target`` (SQLite's online backup)."""
-        copy = sqlite3.connect(target)
-        try:
-            with copy:
-                self._db.backup(copy)
-        finally:
-            copy.close()

@@ -221,10 +221,6 @@ class SqliteStore:
         """One stored room as ``rooms`` gives it, or None if there is none."""
         return await self._read(lambda db: db.room(code))
 
-    async def backup(self, target: str) -> None:
-        """A consistent copy of the whole database in the file ``target``."""
-        await self._read(lambda db: db.backup(target))
-
     async def close(self) -> None:
         """Finish the work under way, then close both connections."""
         for executor in (self._writer, self._reader):
