@@ -1,5 +1,5 @@
-"""The room-creation limit of one ``elferraus serve`` process: it holds under a rush, and a refused request
-never deepens the wait.
+"""The room-creation limit of one ``elferraus serve`` process: it holds under a rush, a refused request
+never deepens the wait, and an IPv6 /64 counts as one address (also behind a proxy).
 
 The server is real (a subprocess, trusting 127.0.0.1 as its proxy); each test uses client addresses of its
 own. A bound allows what the bucket holds at once plus what it refilled during the measured time of the test.
@@ -69,3 +69,30 @@ def test_a_rush_of_room_creations_from_one_address_gets_the_burst_and_a_short_wa
         refused = client.post("/api/rooms", json=NEW_ROOM)
         time.sleep(assert_refused_for_rooms(refused))
         assert client.post("/api/rooms", json=NEW_ROOM).status_code == 201
+
+
+def test_the_addresses_of_one_ipv6_64_share_one_limit_behind_a_proxy(server: ServerProcess) -> None:
+    """60 clients of one /64 (as the proxy forwards them) make the burst together; another /64 is not held
+    up; an IPv4-mapped IPv6 address is its IPv4 address."""
+    with httpx.Client(base_url=server.base, transport=httpx.HTTPTransport(local_address=PROXY)) as client:
+
+        def create(address: str) -> httpx.Response:
+            return client.post("/api/rooms", json=NEW_ROOM, headers={"X-Forwarded-For": address})
+
+        start = time.monotonic()
+        answers = [create(f"2001:db8:5:64::{n:x}") for n in range(1, 61)]
+        seconds = time.monotonic() - start
+        statuses = [answer.status_code for answer in answers]
+        assert statuses[:ROOM_BURST] == [201] * ROOM_BURST, statuses
+        made = statuses.count(201)
+        assert made <= ROOM_BURST + refilled(seconds), f"one /64 made {made} rooms in {seconds:.2f} s: {statuses}"
+        for answer in answers:
+            if answer.status_code != 201:
+                assert_refused_for_rooms(answer)
+        assert create("2001:db8:5:65::1").status_code == 201, "another /64 has its own limit"
+
+        start = time.monotonic()
+        mapped = [create("198.51.100.64" if n % 2 else "::ffff:198.51.100.64") for n in range(ROOM_BURST + 4)]
+        seconds = time.monotonic() - start
+        made = [answer.status_code for answer in mapped].count(201)
+        assert ROOM_BURST <= made <= ROOM_BURST + refilled(seconds), "an IPv4-mapped address is its IPv4 address"

@@ -30,6 +30,7 @@ from elferraus.i18n import COLOR_WORDS, MESSAGES, Lang
 from elferraus.server.bus import BusError, open_bus
 from elferraus.server.connection import Connection
 from elferraus.server.headers import BodyLimit, RevalidateStatic, SecurityHeaders
+from elferraus.server.limits import address_key
 from elferraus.server.lobby import Lobby
 from elferraus.server.payloads import presets_payload, replay_payload
 from elferraus.server.rooms import RoomError
@@ -54,7 +55,7 @@ LOG = logging.getLogger("elferraus.server")
 MAX_BODY = 8192
 STATIC = Path(str(resources.files("elferraus.server").joinpath("static")))
 ROOMS_PER_MINUTE = 10.0
-"""New rooms a minute one address may create, on average (0: no limit)."""
+"""New rooms a minute one address (an IPv6 client: its /64) may create, on average (0: no limit)."""
 ROOM_BURST = 20
 """New rooms one address may create at once before the average applies."""
 STATUS_OF = {
@@ -107,9 +108,9 @@ def create_app(
 ) -> FastAPI:
     """The server's ASGI app, with its rooms stored in ``db_path`` (a SQLite file or a ``postgresql://`` URL).
 
-    One client address may create ``rooms_per_minute`` rooms a minute on
-    average, up to ``ROOM_BURST`` at once (0: no limit), on this process or
-    on the whole site of its bus; more are refused with 429.
+    One client address (an IPv6 client: its /64) may create ``rooms_per_minute``
+    rooms a minute on average, up to ``ROOM_BURST`` at once (0: no limit), on
+    this process or on the whole site of its bus; more are refused with 429.
     Every room is stored for good, so an unlimited client could fill the disk
     and the server's memory; people creating games now and then never notice.
     """
@@ -194,7 +195,7 @@ def create_app(
         bus = lobby().bus
         # The room is paid for before it is made, in one step of the bucket: requests arriving together cannot
         # all pass one look at it. A refusal takes nothing, so the wait is never longer than one room's time.
-        bucket = f"rooms:{request.client.host if request.client else ''}"
+        bucket = f"rooms:{address_key(request.client.host if request.client else '')}"
         if creation_rate > 0:
             wait = await bus.take(bucket, creation_rate, ROOM_BURST)
             if wait:
