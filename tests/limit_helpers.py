@@ -1,8 +1,9 @@
-"""Rushes of room creations, for the tests of the limits on one process and on a site.
+"""Rushes of room creations and floods of reactions, for the tests of the limits on one process and on a site.
 
 A rush opens every connection first and then writes every request before it reads any answer, so that the
-requests reach the server together (as a script's would), not one after another. It returns the measured
-time the server had: a limit's bound is what its bucket holds at once plus what it refilled during that time.
+requests reach the server together (as a script's would), not one after another. A flood sends reactions on
+many connections of one seat, each as fast as its own connection may. Both return the measured time the
+server had: a limit's bound is what its bucket holds at once plus what it refilled during that time.
 """
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
+
+from elferraus.server.client import RoomClient
+from elferraus.server.reactions import REACTION_BURST, REACTION_INTERVAL
 
 
 @dataclass(frozen=True)
@@ -83,3 +87,63 @@ async def rush(
     await asyncio.gather(*(writer.drain() for _reader, writer in connections))
     answers = await asyncio.gather(*(_answer(connection) for connection in connections))
     return list(answers), loop.time() - start
+
+
+@dataclass
+class Flood:
+    """What one observer heard of a flood of one seat's reactions."""
+
+    heard: int
+    """Reactions of the flooding seat the observer was told of."""
+    seconds: float
+    """From just before the first reaction was sent to the moment the observer heard the last one."""
+    refused: int
+    """``too_many_reactions`` refusals the flooding connections were answered."""
+
+
+async def _read_until(client: RoomClient, deadline: float) -> None:
+    """Read (and keep) what ``client`` is sent until the event loop's time ``deadline``."""
+    loop = asyncio.get_running_loop()
+    with contextlib.suppress(TimeoutError):
+        while (left := deadline - loop.time()) > 0:
+            await client.receive(left)
+
+
+async def flood_reactions(senders: Sequence[RoomClient], seat: int, observer: RoomClient, seconds: float) -> Flood:
+    """Every connection of ``senders`` (all of ``seat``) sends reactions for ``seconds``, as fast as its own
+    connection may: ``REACTION_BURST`` at once, then one every ``REACTION_INTERVAL``. ``observer`` (another
+    seat) counts the reactions of ``seat`` it is told of, until none has come for a second after the end."""
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    end = start + seconds
+    heard: list[float] = []
+
+    async def send(client: RoomClient) -> None:
+        for _ in range(REACTION_BURST):
+            await client.send({"type": "react", "reaction": "hurry"})
+        due = start + REACTION_INTERVAL
+        while due < end:
+            await _read_until(client, due)
+            await client.send({"type": "react", "reaction": "hurry"})
+            due += REACTION_INTERVAL
+        await _read_until(client, end + 1)
+
+    async def listen() -> None:
+        with contextlib.suppress(TimeoutError):
+            while (left := max([end, *heard[-1:]]) + 1 - loop.time()) > 0:
+                message = await observer.receive(left)
+                if message["type"] == "reaction" and message["seat"] == seat:
+                    heard.append(loop.time())
+
+    await asyncio.gather(listen(), *(send(client) for client in senders))
+    refused = sum(1 for client in senders for error in client.errors if error["code"] == "too_many_reactions")
+    return Flood(len(heard), (heard[-1] if heard else loop.time()) - start, refused)
+
+
+async def close_all(clients: Sequence[RoomClient]) -> None:
+    """Close every one of ``clients`` at once.
+
+    One after another, each close would send the others a ``state`` (a connection fewer), and a client that
+    reads nothing more stops reading past 16 frames: its close would then wait out its close timeout.
+    """
+    await asyncio.gather(*(client.close() for client in clients))

@@ -28,8 +28,9 @@ from cluster_helpers import Cluster, cluster
 from elferraus.record import read_record
 from elferraus.server.app import ROOMS_PER_MINUTE
 from elferraus.server.client import RoomClient, create_room, join_room
+from elferraus.server.reactions import REACTION_BURST, REACTION_INTERVAL
 from fuzz_helpers import log_problems
-from limit_helpers import rush
+from limit_helpers import close_all, flood_reactions, rush
 from nginx_helpers import SITE, Nginx, render_site
 from postgres_helpers import PostgresServer, postgres_server, query
 from server_helpers import OVER, my_turn, play_round, send_move, start, ws_url
@@ -373,6 +374,34 @@ def test_a_rush_of_room_creations_spread_over_the_processes_gets_the_burst_of_on
         assert 1 <= wait <= longest
         time.sleep(wait)
         assert client.post(f"{urls[1]}/api/rooms", json={"name": "Anna"}).status_code == 201
+    assert_quiet(pair)
+
+
+@pytest.mark.timeout(90)
+def test_a_seats_reactions_are_limited_across_its_connections_on_every_process(pair: Cluster) -> None:
+    """60 connections of one seat, half on each process, each sending as fast as its own connection may: the
+    other player is told at most REACTION_BURST reactions plus one per REACTION_INTERVAL, as from one."""
+    first, second = (process.url for process in pair.processes)
+
+    async def main() -> None:
+        made = await create_room(first, name="Anna", players=2, pace=5)
+        code = made["code"]
+        ben = (await join_room(first, code, 1, "Ben"))["token"]
+        bens = [RoomClient((first, second)[n % 2], code, ben, "de") for n in range(60)]
+        async with RoomClient(second, code, made["token"]) as anna:
+            try:
+                for client in bens:
+                    await client.__aenter__()
+                await people_online(anna, 2, REACH)
+                await start(anna, *bens)
+                flood = await flood_reactions(bens, 1, anna, seconds=3 * REACTION_INTERVAL)
+            finally:
+                await close_all(bens)
+        allowed = REACTION_BURST + flood.seconds / REACTION_INTERVAL + 1
+        assert REACTION_BURST <= flood.heard <= allowed, f"{flood.heard} reactions of one seat in {flood.seconds:.1f} s"
+        assert flood.refused > 0
+
+    asyncio.run(main())
     assert_quiet(pair)
 
 

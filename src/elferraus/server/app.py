@@ -325,7 +325,7 @@ def create_app(
             await websocket.send_text(json.dumps(message))
             await websocket.close(1008)
             return
-        await Connection(websocket, room).run()
+        await Connection(websocket, room, lobby().bus).run()
 
     app.router.routes.append(Mount("/static", StaticFiles(directory=assets, check_dir=False), name="static"))
     app.openapi = lambda: _published(app)  # type: ignore[method-assign]
