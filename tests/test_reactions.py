@@ -21,6 +21,7 @@ import pytest
 from elferraus.i18n import tr
 from elferraus.server.client import RoomClient
 from elferraus.server.reactions import REACTION_BURST, REACTION_INTERVAL, REACTIONS
+from limit_helpers import close_all, flood_reactions
 from server_helpers import CARD_TOKEN, OVER, game_of, look, play_round, room_with_people, start, wait_online
 from web_helpers import ServerProcess
 
@@ -239,6 +240,35 @@ def test_reactions_past_the_limit_are_refused_not_dropped_and_the_connection_sta
             assert await next_reaction(anna) == {"type": "reaction", "seat": 1, "reaction": "oops"}
             await ben.send({"type": "ping"})
             assert {"type": "pong"} in await nothing_more(ben)
+
+    asyncio.run(main())
+
+
+SEAT_CONNECTIONS = 60
+"""Connections of one seat in the flood below: far fewer than an address may open (128)."""
+
+
+def test_a_seats_reactions_are_limited_across_all_its_connections(server: ServerProcess) -> None:
+    """60 connections of one seat, each sending as fast as its own connection may: the others are told at
+    most REACTION_BURST reactions plus one per REACTION_INTERVAL of the flood, as from one connection."""
+
+    async def main() -> None:
+        code, tokens = await room_with_people(server.base, 2, name="Anna", players=2, pace=SLOW)
+        bens = [RoomClient(server.base, code, tokens[1], "de") for _ in range(SEAT_CONNECTIONS)]
+        async with RoomClient(server.base, code, tokens[0], "en") as anna, bens[0]:
+            await wait_online(anna, [0, 1])
+            await start(anna, bens[0])
+            try:
+                for ben in bens[1:]:
+                    await ben.__aenter__()
+                for ben in bens:
+                    await ben.until(lambda state: state["game"] is not None, 10)
+                flood = await flood_reactions(bens, 1, anna, seconds=3 * REACTION_INTERVAL)
+            finally:
+                await close_all(bens)
+        allowed = REACTION_BURST + flood.seconds / REACTION_INTERVAL + 1
+        assert REACTION_BURST <= flood.heard <= allowed, f"{flood.heard} reactions of one seat in {flood.seconds:.1f} s"
+        assert flood.refused > 0
 
     asyncio.run(main())
 

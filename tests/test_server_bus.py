@@ -45,7 +45,8 @@ def ignore(code: str, event: dict[str, Any]) -> None:
         (0, 1.0, 2, 0.0),  # a new address may
         (1, 1.0, 2, 0.0),  # one of two spent
         (2, 1.0, 2, 1.0),  # both spent: one more in a second
-        (3, 0.5, 2, 4.0),  # one past the burst (raced past a check): two tokens short at half a token a second
+        (3, 0.5, 2, 2.0),  # one refused past the burst took nothing: still one token short, at half a second's
+        (50, 0.5, 2, 2.0),  # however many were refused
     ],
 )
 def test_a_process_alone_counts_room_creation_in_memory(
@@ -54,10 +55,47 @@ def test_a_process_alone_counts_room_creation_in_memory(
     async def main() -> float:
         bus = LocalBus()
         for _ in range(takes):
-            await bus.take("rooms:10.0.0.1", rate, burst, count=True)
-        return await bus.take("rooms:10.0.0.1", rate, burst, count=False)
+            await bus.take("rooms:10.0.0.1", rate, burst)
+        return await bus.take("rooms:10.0.0.1", rate, burst)
 
     assert run(main()) == pytest.approx(expected_wait, abs=0.05)
+
+
+def test_a_token_given_back_may_be_taken_again_but_never_fills_a_bucket_past_its_burst() -> None:
+    async def main() -> list[float]:
+        bus = LocalBus()
+        waits = [await bus.take("rooms:10.0.0.2", 0.01, 2) for _ in range(3)]  # 0, 0, refused
+        await bus.give_back("rooms:10.0.0.2", 0.01, 2)
+        waits.append(await bus.take("rooms:10.0.0.2", 0.01, 2))  # the one given back
+        waits.append(await bus.take("rooms:10.0.0.2", 0.01, 2))
+        for _ in range(5):
+            await bus.give_back("rooms:10.0.0.3", 0.01, 2)  # a bucket never taken from: nothing to give back to
+            await bus.give_back("rooms:10.0.0.2", 0.01, 2)
+        waits += [await bus.take("rooms:10.0.0.2", 0.01, 2) for _ in range(3)]  # full: the burst, no more
+        return waits
+
+    shown = ["now" if wait == 0 else "later" if wait > 90 else wait for wait in run(main())]
+    assert shown == ["now", "now", "later", "now", "later", "now", "now", "later"]
+
+
+def test_a_process_alone_forgets_the_buckets_that_have_refilled(monkeypatch: pytest.MonkeyPatch) -> None:
+    from elferraus.server import bus as module
+
+    monkeypatch.setattr(module, "MAX_TRACKED_KEYS", 3)
+
+    async def main() -> None:
+        bus = LocalBus()
+        rate = 10 / 60
+        assert await bus.take("rooms:10.0.0.1", rate, 2) == 0
+        assert await bus.take("rooms:10.0.0.1", rate, 2) == 0
+        assert 5 < await bus.take("rooms:10.0.0.1", rate, 2) <= 6  # spent: one more in 6 s
+        await bus.take("rooms:10.0.0.2", rate, 2)  # one of two used: as good as new
+        await bus.take("rooms:10.0.0.3", rate, 2)
+        await bus.take("rooms:10.0.0.4", rate, 2)  # a fourth key: the idle ones go, the spent one stays
+        assert set(bus._buckets) == {"rooms:10.0.0.1", "rooms:10.0.0.4"}
+        assert await bus.take("rooms:10.0.0.1", rate, 2) > 5
+
+    run(main())
 
 
 def test_a_process_alone_leads_every_room_and_counts_connections_itself() -> None:
@@ -109,11 +147,7 @@ def test_room_creation_is_counted_for_the_whole_site(redis: RedisServer) -> None
         try:
             waits = []
             for turn in range(6):  # a burst of 4 spread over three processes
-                bus = buses[turn % 3]
-                wait = await bus.take("rooms:203.0.113.9", 1 / 6, 4, count=False)
-                waits.append(wait)
-                if wait == 0:
-                    await bus.take("rooms:203.0.113.9", 1 / 6, 4, count=True)
+                waits.append(await buses[turn % 3].take("rooms:203.0.113.9", 1 / 6, 4))
             return waits
         finally:
             for bus in buses:
@@ -123,6 +157,36 @@ def test_room_creation_is_counted_for_the_whole_site(redis: RedisServer) -> None
     assert waits[:4] == [0, 0, 0, 0]
     assert 5 < waits[4] <= 6  # one more in six seconds, on any process
     assert 5 < waits[5] <= 6
+
+
+def test_a_crowd_taking_from_one_bucket_on_three_processes_at_once_gets_the_burst_and_no_more(
+    redis: RedisServer,
+) -> None:
+    """Each take is one step on Redis: 300 at once get the burst; the refused take nothing, so the wait after
+    them is one token's; a token given back is there for the next."""
+
+    async def main() -> tuple[list[float], float, float, float]:
+        buses = [await RedisBus.open(redis.url()) for _ in range(3)]
+        try:
+            key, rate, burst = "rooms:2001:db8:9:9::/64", 1 / 6, 20
+            waits = await asyncio.gather(*(buses[n % 3].take(key, rate, burst) for n in range(300)))
+            after = await buses[0].take(key, rate, burst)
+            await buses[1].give_back(key, rate, burst)
+            given = await buses[2].take(key, rate, burst)
+            again = await buses[0].take(key, rate, burst)
+            return list(waits), after, given, again
+        finally:
+            for bus in buses:
+                await bus.close()
+
+    started = time.monotonic()
+    waits, after, given, again = run(main())
+    refilled = int((time.monotonic() - started) / 6)
+    assert 20 <= waits.count(0) <= 20 + refilled
+    assert all(0 < wait <= 6 for wait in waits if wait)
+    assert 0 < after <= 6
+    assert given == 0
+    assert 0 < again <= 6
 
 
 def test_open_connections_are_counted_across_processes_and_a_dead_ones_are_forgotten(redis: RedisServer) -> None:
@@ -236,9 +300,10 @@ def test_while_redis_is_away_a_process_keeps_its_leases_and_counts_limits_itself
         redis.stop()
         try:
             assert await bus.lead(["AWAYAA", "AWAYBB"]) == {"AWAYAA"}
-            assert await bus.take("rooms:192.0.2.1", 1.0, 1, count=False) == 0
-            await bus.take("rooms:192.0.2.1", 1.0, 1, count=True)
-            assert await bus.take("rooms:192.0.2.1", 1.0, 1, count=False) > 0.5
+            assert await bus.take("rooms:192.0.2.1", 1.0, 1) == 0
+            assert await bus.take("rooms:192.0.2.1", 1.0, 1) > 0.5
+            await bus.give_back("rooms:192.0.2.1", 1.0, 1)
+            assert await bus.take("rooms:192.0.2.1", 1.0, 1) == 0
             assert await bus.enter("address:192.0.2.1", 1)
             assert not await bus.enter("address:192.0.2.1", 1)
             assert await bus.presence("AWAYAA") is None

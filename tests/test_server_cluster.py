@@ -11,7 +11,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import math
 import re
+import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,8 +26,11 @@ from websockets.exceptions import InvalidStatus
 
 from cluster_helpers import Cluster, cluster
 from elferraus.record import read_record
+from elferraus.server.app import ROOMS_PER_MINUTE
 from elferraus.server.client import RoomClient, create_room, join_room
+from elferraus.server.reactions import REACTION_BURST, REACTION_INTERVAL
 from fuzz_helpers import log_problems
+from limit_helpers import close_all, flood_reactions, rush
 from nginx_helpers import SITE, Nginx, render_site
 from postgres_helpers import PostgresServer, postgres_server, query
 from server_helpers import OVER, my_turn, play_round, send_move, start, ws_url
@@ -59,6 +64,14 @@ def site(logged_postgres: PostgresServer) -> Iterator[Cluster]:
 def limited() -> Iterator[Cluster]:
     """Three processes with a room-creation limit (burst 20, then one a minute) and a small per-address cap."""
     with cluster(3, rooms_per_minute=1, per_address=PER_ADDRESS) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def pair() -> Iterator[Cluster]:
+    """Two processes with the default room-creation limit (burst 20, then 10 a minute), clients from 127.0.0.1
+    (the proxy they trust)."""
+    with cluster(2, rooms_per_minute=ROOMS_PER_MINUTE) as running:
         yield running
 
 
@@ -336,6 +349,60 @@ def test_the_room_creation_limit_counts_one_address_across_all_processes(limited
     spoofed = [create(limited.url, f"203.0.113.{n}") for n in range(ROOM_BURST + 2)]
     assert [answer.status_code for answer in spoofed] == [201] * ROOM_BURST + [429] * 2
     assert_quiet(limited)
+
+
+@pytest.mark.timeout(60)
+def test_a_rush_of_room_creations_spread_over_the_processes_gets_the_burst_of_one_address(pair: Cluster) -> None:
+    """120 requests of one forwarded client at once, half on each process: the site makes the burst and no more,
+    and every other request is refused with a wait of at most one room's time, which is then enough."""
+    rate = ROOMS_PER_MINUTE / 60
+    address = {"X-Forwarded-For": "198.51.100.120"}
+    urls = [process.url for process in pair.processes]
+    answers, seconds = asyncio.run(rush(urls, 120, {"name": "Anna"}, headers=address))
+    statuses = [answer.status for answer in answers]
+    made = statuses.count(201)
+    assert ROOM_BURST <= made <= ROOM_BURST + int(seconds * rate), f"{made} rooms made in {seconds:.2f} s"
+    assert set(statuses) == {201, 429}, statuses
+    longest = math.ceil(1 / rate)
+    for refused in (answer for answer in answers if answer.status == 429):
+        assert refused.json()["error"] == "too_many_rooms"
+        assert 1 <= int(refused.headers["retry-after"]) <= longest, refused.headers
+    with httpx.Client(headers=address, timeout=10) as client:
+        refused_too = client.post(f"{urls[0]}/api/rooms", json={"name": "Anna"})
+        assert refused_too.status_code == 429
+        wait = int(refused_too.headers["retry-after"])
+        assert 1 <= wait <= longest
+        time.sleep(wait)
+        assert client.post(f"{urls[1]}/api/rooms", json={"name": "Anna"}).status_code == 201
+    assert_quiet(pair)
+
+
+@pytest.mark.timeout(90)
+def test_a_seats_reactions_are_limited_across_its_connections_on_every_process(pair: Cluster) -> None:
+    """60 connections of one seat, half on each process, each sending as fast as its own connection may: the
+    other player is told at most REACTION_BURST reactions plus one per REACTION_INTERVAL, as from one."""
+    first, second = (process.url for process in pair.processes)
+
+    async def main() -> None:
+        made = await create_room(first, name="Anna", players=2, pace=5)
+        code = made["code"]
+        ben = (await join_room(first, code, 1, "Ben"))["token"]
+        bens = [RoomClient((first, second)[n % 2], code, ben, "de") for n in range(60)]
+        async with RoomClient(second, code, made["token"]) as anna:
+            try:
+                for client in bens:
+                    await client.__aenter__()
+                await people_online(anna, 2, REACH)
+                await start(anna, *bens)
+                flood = await flood_reactions(bens, 1, anna, seconds=3 * REACTION_INTERVAL)
+            finally:
+                await close_all(bens)
+        allowed = REACTION_BURST + flood.seconds / REACTION_INTERVAL + 1
+        assert REACTION_BURST <= flood.heard <= allowed, f"{flood.heard} reactions of one seat in {flood.seconds:.1f} s"
+        assert flood.refused > 0
+
+    asyncio.run(main())
+    assert_quiet(pair)
 
 
 @pytest.mark.timeout(60)

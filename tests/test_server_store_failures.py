@@ -21,6 +21,7 @@ import pytest
 
 from elferraus.cli.main import main as cli
 from elferraus.i18n import tr
+from elferraus.server.app import ROOM_BURST
 from elferraus.server.client import RoomClient, create_room
 from elferraus.server.sqlite import BUSY_TIMEOUT, RoomRow, SqliteDatabase
 from postgres_helpers import count_rows
@@ -165,6 +166,28 @@ def test_a_room_the_database_refuses_to_create_is_a_503_to_try_again(database: s
             made = await post(base, "/api/rooms", json={"name": "Anna"})
             assert made.status_code == 201
         assert count_rows(db, "rooms") == 1
+
+    asyncio.run(main())
+
+
+@pytest.mark.timeout(60)
+def test_a_room_not_made_costs_nothing_of_the_room_creation_limit(database: str) -> None:
+    """The limit takes a room before it is made and gives it back when the database refused to store it; a
+    choice that does not fit (more seats than players) is refused before the limit is asked. One room a
+    minute: none comes back during the test."""
+    db = database
+
+    async def main() -> None:
+        from server_helpers import post
+
+        async with serving(db, rooms_per_minute=1) as base:
+            with locked(db):
+                assert (await post(base, "/api/rooms", json={"name": "Anna"})).status_code == 503
+            too_many_seats = {"name": "Anna", "players": 2, "seats": [{"kind": "open"}, {"kind": "open"}]}
+            for _ in range(ROOM_BURST):
+                assert (await post(base, "/api/rooms", json=too_many_seats)).status_code == 400
+            made = [(await post(base, "/api/rooms", json={"name": "Anna"})).status_code for _ in range(ROOM_BURST + 1)]
+            assert made == [201] * ROOM_BURST + [429]
 
     asyncio.run(main())
 

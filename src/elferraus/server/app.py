@@ -29,8 +29,9 @@ from elferraus.errors import RecordError
 from elferraus.i18n import COLOR_WORDS, MESSAGES, Lang
 from elferraus.server import names
 from elferraus.server.bus import BusError, open_bus
-from elferraus.server.connection import Connection, TokenBucket
+from elferraus.server.connection import Connection
 from elferraus.server.headers import BodyLimit, RelativeRedirects, RevalidateStatic, SecurityHeaders
+from elferraus.server.limits import address_key
 from elferraus.server.lobby import Lobby
 from elferraus.server.origins import origin_allowed
 from elferraus.server.payloads import presets_payload, replay_payload
@@ -56,10 +57,9 @@ LOG = logging.getLogger("elferraus.server")
 MAX_BODY = 8192
 STATIC = Path(str(resources.files("elferraus.server").joinpath("static")))
 ROOMS_PER_MINUTE = 10.0
-"""New rooms a minute one address may create, on average (0: no limit)."""
+"""New rooms a minute one address (an IPv6 client: its /64) may create, on average (0: no limit)."""
 ROOM_BURST = 20
 """New rooms one address may create at once before the average applies."""
-MAX_TRACKED_ADDRESSES = 10_000
 STATUS_OF = {
     "no_room": 404,
     "no_game": 404,
@@ -75,47 +75,6 @@ STATUS_OF = {
 }
 RETRY_AFTER_STORE = 1
 """Seconds after which a request the database refused may be sent again."""
-
-
-class RoomCreationLimit:
-    """A token bucket per client address for creating rooms.
-
-    Every room is stored for good, so an unlimited client could fill the disk
-    and the server's memory; people creating games now and then never notice.
-    """
-
-    def __init__(self, per_minute: float, burst: int = ROOM_BURST) -> None:
-        self.rate = per_minute / 60
-        self.burst = burst
-        self._buckets: dict[str, TokenBucket] = {}
-
-    def wait(self, address: str) -> float:
-        """0 if ``address`` may create a room now, else the seconds until it may."""
-        if self.rate <= 0:
-            return 0.0
-        bucket = self._buckets.get(address)
-        if bucket is None:
-            return 0.0
-        tokens = bucket.refill()
-        return 0.0 if tokens >= 1 else (1 - tokens) / self.rate
-
-    def count(self, address: str) -> None:
-        """``address`` has created a room. (Refused requests are not counted: they store nothing.)"""
-        if self.rate <= 0:
-            return
-        bucket = self._buckets.get(address)
-        if bucket is None:
-            if len(self._buckets) >= MAX_TRACKED_ADDRESSES:
-                self._forget_idle()
-            bucket = self._buckets[address] = TokenBucket(self.rate, self.burst)
-        bucket.refill()
-        bucket.tokens -= 1  # may go below 0 when requests raced past wait(): later ones wait longer
-
-    def _forget_idle(self) -> None:
-        """Drop the buckets that have refilled: their addresses are as good as new."""
-        for address, bucket in list(self._buckets.items()):
-            if bucket.refill() + 1 >= bucket.burst:
-                del self._buckets[address]
 
 
 def _lang(request: Request) -> Lang:
@@ -153,26 +112,18 @@ def create_app(
 ) -> FastAPI:
     """The server's ASGI app, with its rooms stored in ``db_path`` (a SQLite file or a ``postgresql://`` URL).
 
-    One client address may create ``rooms_per_minute`` rooms a minute on
-    average, up to ``ROOM_BURST`` at once (0: no limit); more are refused with 429.
+    One client address (an IPv6 client: its /64) may create ``rooms_per_minute``
+    rooms a minute on average, up to ``ROOM_BURST`` at once (0: no limit), on
+    this process or on the whole site of its bus; more are refused with 429.
     ``allowed_origins`` (normal origins, ``origins.normal_origin``): if any, a
     WebSocket from a browser on another site is refused at the handshake.
     """
     assets = static_dir or STATIC
     state: dict[str, Lobby] = {}
-    creation_limit = RoomCreationLimit(rooms_per_minute)
+    creation_rate = rooms_per_minute / 60
 
     def lobby() -> Lobby:
         return state["lobby"]
-
-    async def creation_wait(address: str, *, count: bool) -> float:
-        """The room-creation limit: this process's own, or the site's on a shared bus."""
-        if lobby().alone or creation_limit.rate <= 0:
-            if count:
-                creation_limit.count(address)
-                return 0.0
-            return creation_limit.wait(address)
-        return await lobby().bus.take(f"rooms:{address}", creation_limit.rate, creation_limit.burst, count=count)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -247,14 +198,22 @@ def create_app(
     )
     async def create_room(request: Request, choice: NewRoom, lang: Language = "en") -> Response:
         """A new room; the host's secret link takes seat 0."""
-        address = request.client.host if request.client else ""
-        wait = await creation_wait(address, count=False)
-        if wait:
-            response = refuse(RoomError("too_many_rooms"), _lang(request))
-            response.headers["Retry-After"] = str(math.ceil(wait))
-            return response
-        room, token = await lobby().create(choice)
-        await creation_wait(address, count=True)
+        bus = lobby().bus
+        # The room is paid for before it is made, in one step of the bucket: requests arriving together cannot
+        # all pass one look at it. A refusal takes nothing, so the wait is never longer than one room's time.
+        bucket = f"rooms:{address_key(request.client.host if request.client else '')}"
+        if creation_rate > 0:
+            wait = await bus.take(bucket, creation_rate, ROOM_BURST)
+            if wait:
+                response = refuse(RoomError("too_many_rooms"), _lang(request))
+                response.headers["Retry-After"] = str(math.ceil(wait))
+                return response
+        try:
+            room, token = await lobby().create(choice)
+        except Exception:  # the store refused, or a choice that does not fit: no room made, so none paid for
+            if creation_rate > 0:
+                await bus.give_back(bucket, creation_rate, ROOM_BURST)
+            raise
         answer = NewRoomAnswer(
             code=room.code, seat=0, token=token, invite=f"/r/{room.code}", link=f"/r/{room.code}#t={token}"
         )
@@ -375,7 +334,7 @@ def create_app(
             await websocket.send_text(json.dumps(message))
             await websocket.close(1008)
             return
-        await Connection(websocket, room).run()
+        await Connection(websocket, room, lobby().bus).run()
 
     app.router.routes.append(Mount("/static", StaticFiles(directory=assets, check_dir=False), name="static"))
     app.openapi = lambda: _published(app)  # type: ignore[method-assign]

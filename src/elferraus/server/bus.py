@@ -17,8 +17,11 @@ Redis (``elferraus serve --bus redis://...``, :class:`RedisBus`):
 - **presence**: how many connections each process holds for each seat, so
   that the lease holder knows whether a person is at the table on any
   process; the counts of a process whose heartbeat stopped are ignored.
-- **limits**: the room-creation token buckets and the open connections of
-  each forwarded client address, counted across processes.
+- **limits**: the token buckets of room creation (per client address) and
+  of reactions (per seat of a room), and the open connections of each
+  forwarded client address, counted across processes. A token is taken
+  before what it pays for is done, in one step (a Lua script on Redis), so
+  that requests arriving together cannot all pass one look at the bucket.
 
 Redis is a helper, never the authority: every decision that must not be
 lost or doubled is the database's. While Redis cannot be reached, a process
@@ -94,9 +97,12 @@ class Bus(Protocol):
     async def presence_of(self, codes: Iterable[str]) -> dict[str, dict[int, int]] | None:
         """``presence`` of many rooms at once (None: not known now)."""
 
-    async def take(self, key: str, rate: float, burst: float, *, count: bool) -> float:
-        """Token bucket ``key`` (``rate`` a second, up to ``burst``): the seconds until a token is there
-        (0: now); with ``count``, also take one (the bucket may go below 0)."""
+    async def take(self, key: str, rate: float, burst: float) -> float:
+        """Take a token of bucket ``key`` (``rate`` > 0 a second, up to ``burst``): 0 if one was taken, else the
+        seconds until one is there, having taken nothing (a refusal never makes the next wait longer)."""
+
+    async def give_back(self, key: str, rate: float, burst: float) -> None:
+        """Return the token ``take`` took for something that then did not happen (never above ``burst``)."""
 
     async def enter(self, key: str, limit: int) -> bool:
         """Count one more open connection of ``key``, unless ``limit`` (> 0) are open across the site."""
@@ -155,25 +161,34 @@ class LocalBus:
         """No other process holds connections."""
         return {code: {} for code in codes}
 
-    async def take(self, key: str, rate: float, burst: float, *, count: bool) -> float:
+    async def take(self, key: str, rate: float, burst: float) -> float:
         """A token bucket in memory."""
-        return self.take_now(key, rate, burst, count=count)
+        return self.take_now(key, rate, burst)
 
-    def take_now(self, key: str, rate: float, burst: float, *, count: bool) -> float:
+    def take_now(self, key: str, rate: float, burst: float) -> float:
         """``take`` without waiting for anything (the fallback of a bus that cannot reach its Redis)."""
         bucket = self._buckets.get(key)
         if bucket is None:
-            if not count:
-                return 0.0
             if len(self._buckets) >= MAX_TRACKED_KEYS:
                 for known, old in list(self._buckets.items()):
                     if old.refill() + 1 >= old.burst:
                         del self._buckets[known]
             bucket = self._buckets[key] = _Bucket(rate, burst)
         tokens = bucket.refill()
-        if count:
-            bucket.tokens -= 1
-        return 0.0 if tokens >= 1 else (1 - tokens) / rate
+        if tokens < 1:
+            return (1 - tokens) / rate
+        bucket.tokens = tokens - 1
+        return 0.0
+
+    async def give_back(self, key: str, rate: float, burst: float) -> None:
+        """Counted in memory."""
+        self.give_back_now(key)
+
+    def give_back_now(self, key: str) -> None:
+        """``give_back`` without waiting for anything (a bucket forgotten meanwhile was as good as full)."""
+        bucket = self._buckets.get(key)
+        if bucket is not None:
+            bucket.tokens = min(bucket.burst, bucket.refill() + 1)
 
     async def enter(self, key: str, limit: int) -> bool:
         """Counted in memory."""
@@ -226,7 +241,9 @@ RELEASE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
 """
-# A token bucket on Redis's clock (every process sees the same one). Returns the tokens there were, as text.
+# A token bucket on Redis's clock (every process sees the same one), taken from in one step: a token is taken
+# and '0' returned, or nothing is changed and the seconds until a token is there are returned (as text). A
+# bucket is kept until it would be full again, and a second longer.
 TAKE = """
 local rate, burst = tonumber(ARGV[1]), tonumber(ARGV[2])
 local now = redis.call('TIME')
@@ -235,11 +252,23 @@ local stored = redis.call('HMGET', KEYS[1], 'tokens', 'stamp')
 local tokens = tonumber(stored[1]) or burst
 local stamp = tonumber(stored[2]) or now
 tokens = math.min(burst, tokens + math.max(0, now - stamp) * rate)
-if ARGV[3] == '1' then
-  redis.call('HSET', KEYS[1], 'tokens', tostring(tokens - 1), 'stamp', tostring(now))
-  redis.call('PEXPIRE', KEYS[1], math.ceil((burst - tokens + 1) / rate * 1000) + 1000)
-end
-return tostring(tokens)
+if tokens < 1 then return tostring((1 - tokens) / rate) end
+tokens = tokens - 1
+redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'stamp', tostring(now))
+redis.call('PEXPIRE', KEYS[1], math.ceil((burst - tokens) / rate * 1000) + 1000)
+return '0'
+"""
+# A token given back (what it paid for did not happen): never above the burst; a bucket gone was full anyway.
+GIVE_BACK = """
+local rate, burst = tonumber(ARGV[1]), tonumber(ARGV[2])
+local stored = redis.call('HMGET', KEYS[1], 'tokens', 'stamp')
+if not stored[1] then return 0 end
+local now = redis.call('TIME')
+now = tonumber(now[1]) + tonumber(now[2]) / 1000000
+local tokens = math.min(burst, tonumber(stored[1]) + math.max(0, now - tonumber(stored[2])) * rate + 1)
+redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'stamp', tostring(now))
+redis.call('PEXPIRE', KEYS[1], math.ceil((burst - tokens) / rate * 1000) + 1000)
+return 1
 """
 # Open connections of one address, per process; a dead process's count is dropped. Returns 1 if admitted.
 ENTER = """
@@ -291,7 +320,14 @@ class RedisBus:
         )
         self._scripts = {
             name: self._redis.register_script(text)
-            for name, text in (("lead", LEAD), ("release", RELEASE), ("take", TAKE), ("enter", ENTER), ("leave", LEAVE))
+            for name, text in (
+                ("lead", LEAD),
+                ("release", RELEASE),
+                ("take", TAKE),
+                ("give_back", GIVE_BACK),
+                ("enter", ENTER),
+                ("leave", LEAVE),
+            )
         }
         self._fallback = LocalBus()
         self._outbox: asyncio.Queue[tuple[str, str, Any] | None] = asyncio.Queue()
@@ -505,18 +541,26 @@ class RedisBus:
 
     # -- limits -------------------------------------------------------------------
 
-    async def take(self, key: str, rate: float, burst: float, *, count: bool) -> float:
+    async def take(self, key: str, rate: float, burst: float) -> float:
         """A token bucket shared by the site (this process's own while Redis is away)."""
         from redis.exceptions import RedisError
 
         try:
-            tokens = float(
-                await self._scripts["take"](keys=[f"{PREFIX}bucket:{key}"], args=[rate, burst, 1 if count else 0])
-            )
+            wait = await self._scripts["take"](keys=[f"{PREFIX}bucket:{key}"], args=[rate, burst])
         except (RedisError, OSError) as error:
             self._went_down(f"limit counted here: {error}")
-            return self._fallback.take_now(key, rate, burst, count=count)
-        return 0.0 if tokens >= 1 else (1 - tokens) / rate
+            return self._fallback.take_now(key, rate, burst)
+        return float(wait)
+
+    async def give_back(self, key: str, rate: float, burst: float) -> None:
+        """To the site's bucket (to this process's own while Redis is away: a token at most is misplaced)."""
+        from redis.exceptions import RedisError
+
+        try:
+            await self._scripts["give_back"](keys=[f"{PREFIX}bucket:{key}"], args=[rate, burst])
+        except (RedisError, OSError) as error:
+            self._went_down(f"limit counted here: {error}")
+            self._fallback.give_back_now(key)
 
     async def enter(self, key: str, limit: int) -> bool:
         """Counted across the site (here alone while Redis is away)."""

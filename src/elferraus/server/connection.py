@@ -1,8 +1,10 @@
 """One WebSocket client: its seat, its language, its frames in and out.
 
 Frames in are checked (rate, size, then their schema in ``schemas.py``)
-before they reach the room, and every refused frame is answered;
-frames out are one writer's job. A client only ever needs the newest
+before they reach the room, and every refused frame is answered; a
+reaction is also counted against its seat, across all of the seat's
+connections on every process of the site (the bus). Frames out are one
+writer's job. A client only ever needs the newest
 ``state``, so a slow client skips the ones it could not take in time
 instead of piling them up.
 """
@@ -19,6 +21,7 @@ from typing import Any
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from elferraus.i18n import Lang
+from elferraus.server.bus import Bus
 from elferraus.server.reactions import MAX_QUEUED_REACTIONS, REACTION_BURST, REACTION_INTERVAL
 from elferraus.server.rooms import Room, RoomError
 from elferraus.server.schemas import Act, Hello, MoveFrame, ReactFrame, message_of, read_frame, too_deep
@@ -77,13 +80,24 @@ class TokenBucket:
             return True
         return False
 
+    def give_back(self) -> None:
+        """Return what ``take`` took (never above ``burst``)."""
+        self.tokens = min(self.burst, self.refill() + 1)
+
 
 class Connection:
-    """A client of one room, from its ``hello`` until it goes."""
+    """A client of one room, from its ``hello`` until it goes.
 
-    def __init__(self, websocket: WebSocket, room: Room) -> None:
+    Args:
+        websocket: the client's WebSocket, accepted.
+        room: the room it asked for.
+        bus: the bus of the site (a process's own when alone): where each seat's reactions are counted.
+    """
+
+    def __init__(self, websocket: WebSocket, room: Room, bus: Bus) -> None:
         self.websocket = websocket
         self.room = room
+        self.bus = bus
         self.seat: int | None = None
         self.lang: Lang = "en"
         self._outbox: deque[str] = deque()
@@ -95,6 +109,9 @@ class Connection:
         self._flood = TokenBucket(FLOOD_RATE, FLOOD_LIMIT)
         """Refusals allowed: a client that keeps sending too fast runs out of these and is sent away."""
         self._reactions = TokenBucket(1 / REACTION_INTERVAL, REACTION_BURST)
+        """This connection's own reactions. It refuses only what its seat's bucket would refuse too (it is never
+        emptier: what the seat refuses is given back to it), but a single connection's flood is refused here,
+        without a round trip to Redis for each frame."""
         self._queued_reactions: deque[str] = deque(maxlen=MAX_QUEUED_REACTIONS)
         self._bad = 0
         self._closed = False
@@ -259,8 +276,7 @@ class Connection:
                 await room.move(self.seat, frame.move, frame.seq)
             elif isinstance(frame, ReactFrame):
                 room.check_reaction(self.seat)
-                if not self._reactions.take():
-                    raise RoomError("too_many_reactions", seconds=f"{REACTION_INTERVAL:g}", burst=REACTION_BURST)
+                await self._take_reaction()
                 room.react(self.seat, frame.reaction)
             elif isinstance(frame, Hello):
                 raise RoomError("wrong_status", "web_error_hello_twice")
@@ -274,3 +290,16 @@ class Connection:
                 await room.rematch(self.seat)
         except RoomError as error:
             self.error(error.code, message_of(error, self.lang))
+
+    async def _take_reaction(self) -> None:
+        """Pay for a reaction: from this connection's bucket, then from its seat's on the site.
+
+        Raises:
+            RoomError: ``too_many_reactions``, when either is empty (and nothing is taken from either).
+        """
+        if self._reactions.take():
+            seat = f"reactions:{self.room.code}:{self.seat}"
+            if not await self.bus.take(seat, 1 / REACTION_INTERVAL, REACTION_BURST):
+                return
+            self._reactions.give_back()  # the seat's other connections used its allowance: this one keeps its own
+        raise RoomError("too_many_reactions", seconds=f"{REACTION_INTERVAL:g}", burst=REACTION_BURST)

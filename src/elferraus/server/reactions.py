@@ -4,8 +4,9 @@ A reaction is never free text: a client names one of ``REACTIONS`` and every
 client of the room is told who sent which (``reaction_text``); each page words
 it in its reader's language (the catalogue's ``reaction_<id>``). Reactions are
 not part of the game: they change no ``seq`` and are never stored. Each
-connection may send one every ``REACTION_INTERVAL`` seconds on average, up to
-``REACTION_BURST`` at once.
+seat may send one every ``REACTION_INTERVAL`` seconds on average, up to
+``REACTION_BURST`` at once, counted across all of its connections (tabs,
+devices) on every process of the site.
 """
 
 from __future__ import annotations
@@ -17,9 +18,9 @@ Reaction = Literal["well_played", "oops", "hurry", "thanks", "thumbs_up", "smile
 REACTIONS: tuple[str, ...] = get_args(Reaction)
 """Every reaction a player may send, in the order the page offers them: four phrases, four emoji."""
 REACTION_INTERVAL = 2.0
-"""Seconds between two reactions of one connection, on average."""
+"""Seconds between two reactions of one seat, on average."""
 REACTION_BURST = 3
-"""Reactions one connection may send at once before the average applies."""
+"""Reactions one seat may send at once before the average applies."""
 MAX_QUEUED_REACTIONS = 16
 """Reactions waiting for a slow client at most; older ones are dropped (they are only shown a few seconds)."""
 
