@@ -206,7 +206,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--rooms-per-minute",
         type=_non_negative_float,
         default=10.0,  # the server's ROOMS_PER_MINUTE, written out so that --help need not import Starlette
-        help="new rooms one address may create a minute, on average, after a burst of 20 (default 10; 0: no limit)",
+        help="new rooms one address (IPv6: one /64) may create a minute, on average, after a burst of 20; refused "
+        "requests cost nothing (default 10; 0: no limit)",
     )
     # The defaults below are the server's (elferraus.server.limits), written out for the same reason.
     serve.add_argument(
