@@ -28,6 +28,7 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
 from playwright.sync_api import Error as PlaywrightError
 
+from clocked_server import set_clock
 from elferraus.server.client import RoomClient
 from web_helpers import ServerProcess
 
@@ -779,3 +780,40 @@ def test_a_refused_new_game_is_explained_in_the_pages_language(
     finally:
         own.stop()
     problems.expect_refusal(429)
+
+
+@pytest.mark.timeout(90)
+def test_a_room_that_expired_says_so_in_the_pages_language_and_the_browser_forgets_its_seat(
+    tmp_path: Path, browser: Browser, contexts: list[BrowserContext], problems: Problems
+) -> None:
+    """Nobody used a waiting room for 6 hours (on the server's clock, which this test sets): its link opens a page
+    that says, in German, that the room expired, and the browser forgets the seat it held there."""
+    clock = tmp_path / "clock"
+    made = float(int(time.time()))
+    set_clock(clock, made)
+    clocked = [str(Path(__file__).with_name("clocked_server.py")), str(clock)]
+    own = Server(tmp_path / "games.sqlite3", entry=clocked)  # its own: the test moves its clock
+    own.start()
+    try:
+        room = own.room_with_computer()
+        own.stop()
+        set_clock(clock, made + 6 * 3600 + 60)
+        own.start()  # which expires the room as it starts
+        page = open_device(browser, contexts, PHONE_DE, problems)
+        page.goto(own.base + "/")
+        page.evaluate(f"localStorage.setItem('elferraus:{room['code']}', '{room['token']}')")
+        page.goto(own.base + room["link"])
+        expect(page.get_by_test_id("room-error")).to_have_text(
+            "dieser Raum ist abgelaufen: lange hat ihn niemand benutzt, darum wurden seine Plätze und ein nicht "
+            "beendetes Spiel gelöscht; lege auf der Startseite ein neues Spiel an"
+        )
+        expect(page.get_by_role("link", name="Zur Startseite")).to_be_visible()
+        assert page.evaluate(f"localStorage.getItem('elferraus:{room['code']}')") is None
+        assert "#t=" not in page.url
+        shot(page, "room-expired-phone-de")
+        page.get_by_test_id("lang-switch").click()  # the page's own words, in the language it switches to
+        expect(page.get_by_test_id("room-error")).to_have_text(re.compile(r"^this room has expired: nobody used it"))
+        page.get_by_role("link", name="To the start page").click()
+        expect(page.get_by_test_id(f"room-{room['code']}")).to_have_count(0)  # not among "your rooms" any more
+    finally:
+        own.stop()

@@ -443,6 +443,30 @@ def test_serve_takes_the_sites_origins_and_refuses_what_is_no_origin(capsys: pyt
         assert f"argument --allowed-origins: {wrong!r} is no origin" in error, error
 
 
+def test_serve_reads_when_rooms_expire_in_hours_and_days_its_defaults_the_servers(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from elferraus.cli.main import build_parser
+    from elferraus.server.expiry import Expiry
+
+    parser = build_parser()
+
+    def policy(*options: str) -> Expiry:
+        args = parser.parse_args(["serve", *options])
+        return Expiry(args.expire_waiting, args.expire_finished, args.expire_abandoned, args.keep_records)
+
+    assert policy() == Expiry()
+    given = policy(
+        "--expire-waiting", "0.5", "--expire-finished", "1", "--expire-abandoned", "0", "--keep-records", "0"
+    )
+    assert given == Expiry(waiting=1800, finished=86400, abandoned=0, records=0)
+    for option in ("--expire-waiting", "--expire-finished", "--expire-abandoned", "--keep-records"):
+        for wrong in ("-1", "soon", "nan", "inf", "1e306"):
+            with pytest.raises(SystemExit):
+                parser.parse_args(["serve", option, wrong])
+            assert f"argument {option}" in capsys.readouterr().err
+
+
 def _subcommand(name: str) -> argparse.ArgumentParser:
     commands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
     parser = commands.choices[name]

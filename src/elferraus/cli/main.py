@@ -43,6 +43,22 @@ def _non_negative_int(text: str) -> int:
     return value
 
 
+def _hours(text: str) -> float:
+    return _seconds(text, 3600.0)
+
+
+def _days(text: str) -> float:
+    return _seconds(text, 86400.0)
+
+
+def _seconds(text: str, unit: float) -> float:
+    """A duration in ``unit``s (0 or more), as seconds."""
+    seconds = _non_negative_float(text) * unit
+    if seconds == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a number 0 or more, not {text}")
+    return seconds
+
+
 def _positive_float(text: str) -> float:
     value = _non_negative_float(text)
     if value == 0:
@@ -241,6 +257,40 @@ def build_parser() -> argparse.ArgumentParser:
         help="proxies whose X-Forwarded-For is believed, comma-separated addresses or networks ('*': all); "
         "their own connections are not capped per address, the clients they forward are (default: none)",
     )
+    # The expiry's defaults are the server's (elferraus.server.expiry.Expiry), written out for the same reason.
+    serve.add_argument(
+        "--expire-waiting",
+        type=_hours,
+        default="6",  # a string, which argparse reads with its type: the seconds
+        metavar="HOURS",
+        help="a room nobody started expires this many hours after its last activity: its creation, a join, "
+        "a client connected to it (default 6; 0: never). An expired room's seats and unfinished game are "
+        "deleted, and its code answers room_expired (docs/deploy.md)",
+    )
+    serve.add_argument(
+        "--expire-finished",
+        type=_days,
+        default="3",
+        metavar="DAYS",
+        help="a room whose match is over expires this many days after its last activity (default 3; 0: never)",
+    )
+    serve.add_argument(
+        "--expire-abandoned",
+        type=_days,
+        default="3",
+        metavar="DAYS",
+        help="a room in play that nobody touched (no move, no client connected) expires after this many days "
+        "(default 3; 0: never)",
+    )
+    serve.add_argument(
+        "--keep-records",
+        type=_days,
+        default="30",
+        metavar="DAYS",
+        help="a finished game's record and replay stay downloadable this many days after it finished, unless "
+        "its room still plays that match; then it is deleted. An expired room's code is kept from new rooms "
+        "as long after it expired (default 30; 0: for ever)",
+    )
     serve.add_argument(
         "--allowed-origins",
         type=_origins,
@@ -341,7 +391,9 @@ def _dispatch(argv: Sequence[str] | None) -> int:
             print(problem, file=sys.stderr)
             return 2
         from elferraus.server import run_server
+        from elferraus.server.expiry import Expiry
 
+        expiry = Expiry(args.expire_waiting, args.expire_finished, args.expire_abandoned, args.keep_records)
         return run_server(
             args.host,
             args.port,
@@ -353,6 +405,7 @@ def _dispatch(argv: Sequence[str] | None) -> int:
             max_connections=args.max_connections,
             forwarded_allow_ips=args.forwarded_allow_ips,
             allowed_origins=args.allowed_origins,
+            expiry=expiry,
         )
     if args.command == "play":
         if not args.plain and sys.stdin.isatty() and sys.stdout.isatty():

@@ -10,6 +10,7 @@ import logging
 from typing import Any
 
 from elferraus.server.app import ROOMS_PER_MINUTE, create_app
+from elferraus.server.expiry import Expiry
 
 WS_MAX_SIZE = 65536
 """Frames larger than this are cut off by uvicorn itself (the app refuses anything over 4 KB)."""
@@ -27,6 +28,7 @@ def run_server(
     max_connections: int | None = None,
     forwarded_allow_ips: str = "",
     allowed_origins: frozenset[str] = frozenset(),
+    expiry: Expiry | None = None,
 ) -> int:
     """Serve until interrupted; returns the exit code.
 
@@ -40,6 +42,8 @@ def run_server(
         forwarded_allow_ips: proxies whose ``X-Forwarded-For`` is believed, comma-separated (default none).
         allowed_origins: the site's own origins (``origins.parse_origins``): if any, a WebSocket opened by a
             page of another site is refused (default none: any, harmless as nobody logs in with a cookie).
+        expiry: when rooms nobody uses expire and how long finished games' records are kept (default
+            ``Expiry()``: docs/deploy.md).
     """
     import uvicorn
 
@@ -58,7 +62,9 @@ def run_server(
         print(f"elferraus: --max-connections lowered to {total}, what {fd_limit} open files allow", flush=True)
     elif max_connections is not None:
         total = max_connections
-    app: Any = create_app(db, bus_url=bus, rooms_per_minute=rooms_per_minute, allowed_origins=allowed_origins)
+    app: Any = create_app(
+        db, bus_url=bus, rooms_per_minute=rooms_per_minute, allowed_origins=allowed_origins, expiry=expiry
+    )
     fastapi_app = app
     guard = limits.ConnectionGuard(per_address, total)
     if forwarded_allow_ips:
@@ -90,6 +96,7 @@ def run_server(
         + "; Ctrl+C stops)",
         f"elferraus: at most {total} connections (open-files limit {fd_limit}), {per_address or 'any number'} "
         f"per address; a request must arrive within {timeout:g} s",
+        f"elferraus: {(expiry or Expiry()).describe()}",
     ]
     server = limits.BoundedServer(config, guard, summary, greeting)
     collector.pace()

@@ -7,6 +7,7 @@ import contextlib
 import json
 import logging
 import math
+import time
 from collections.abc import AsyncIterator, Collection
 from importlib import resources
 from pathlib import Path
@@ -30,6 +31,7 @@ from elferraus.i18n import COLOR_WORDS, MESSAGES, Lang
 from elferraus.server import names
 from elferraus.server.bus import BusError, open_bus
 from elferraus.server.connection import Connection
+from elferraus.server.expiry import Clock, Expiry
 from elferraus.server.headers import BodyLimit, RelativeRedirects, RevalidateStatic, SecurityHeaders
 from elferraus.server.limits import address_key
 from elferraus.server.lobby import Lobby
@@ -69,6 +71,7 @@ STATUS_OF = {
     "name_taken": 409,
     "wrong_status": 409,
     "set_aside": 409,
+    "room_expired": 410,
     "too_big": 413,
     "too_many_rooms": 429,
     "store_unavailable": 503,
@@ -92,6 +95,7 @@ def refuse(error: RoomError, lang: Lang) -> JSONResponse:
     return response
 
 
+EXPIRED = {"model": Refusal, "description": "`room_expired`: nobody used the room for long enough (docs/deploy.md)"}
 REFUSALS: dict[int | str, dict[str, Any]] = {
     status: {"model": Refusal, "description": description}
     for status, description in [
@@ -109,6 +113,8 @@ def create_app(
     static_dir: Path | None = None,
     rooms_per_minute: float = ROOMS_PER_MINUTE,
     allowed_origins: Collection[str] = (),
+    expiry: Expiry | None = None,
+    clock: Clock = time.time,
 ) -> FastAPI:
     """The server's ASGI app, with its rooms stored in ``db_path`` (a SQLite file or a ``postgresql://`` URL).
 
@@ -117,6 +123,8 @@ def create_app(
     this process or on the whole site of its bus; more are refused with 429.
     ``allowed_origins`` (normal origins, ``origins.normal_origin``): if any, a
     WebSocket from a browser on another site is refused at the handshake.
+    Rooms nobody uses expire as ``expiry`` says (default ``Expiry()``), by the
+    time of ``clock``. While it runs, ``app.state.lobby`` is its ``Lobby``.
     """
     assets = static_dir or STATIC
     state: dict[str, Lobby] = {}
@@ -127,15 +135,16 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        store = await open_store(db_path)
+        store = await open_store(db_path, clock)
         try:
             bus = await open_bus(bus_url)
         except BusError:
             await store.close()
             raise
         await asyncio.to_thread(names.skeleton, "")  # Unicode's look-alikes are read before the first name comes
-        state["lobby"] = Lobby(store, bus)
+        state["lobby"] = Lobby(store, bus, clock=clock, expiry=expiry)
         app.state.bus = bus
+        app.state.lobby = state["lobby"]
         try:
             await state["lobby"].restore()
             yield
@@ -221,7 +230,7 @@ def create_app(
 
     @app.get(
         "/api/rooms/{code}",
-        responses={400: REFUSALS[400], 404: {"model": Refusal}, 409: {"model": Refusal}},
+        responses={400: REFUSALS[400], 404: {"model": Refusal}, 409: {"model": Refusal}, 410: EXPIRED},
         response_model=dict[str, Any],
     )
     async def show_room(code: Annotated[RoomCode, PathParameter()], lang: Language = "en") -> dict[str, Any]:
@@ -230,7 +239,7 @@ def create_app(
 
     @app.post(
         "/api/rooms/{code}/join",
-        responses={**REFUSALS, 404: {"model": Refusal}, 409: {"model": Refusal}},
+        responses={**REFUSALS, 404: {"model": Refusal}, 409: {"model": Refusal}, 410: EXPIRED},
         response_model=JoinAnswer,
     )
     async def join_room(code: Annotated[RoomCode, PathParameter()], choice: Join, lang: Language = "en") -> JoinAnswer:

@@ -120,7 +120,12 @@ class Connection:
     # -- out ------------------------------------------------------------------
 
     def state_changed(self, room: Room) -> None:
-        """The room changed: send the newest state when the writer gets to it."""
+        """The room changed: send the newest state when the writer gets to it (or, if it expired, send the
+        client away, as for a room there is not)."""
+        if room.expired:
+            if not self._sending_away:
+                self._send_away("room_expired", RoomError("room_expired").message(self.lang))
+            return
         self._state_due = True
         self._wake.set()
 
@@ -209,7 +214,8 @@ class Connection:
             # News from the other processes may be a few milliseconds away (a seat taken, a move made a moment
             # ago elsewhere): a client that comes, or comes back after its process died, starts from the room
             # as stored.
-            await self.room.reload()
+            with contextlib.suppress(RoomError):  # it expired meanwhile: the client is sent away below
+                await self.room.reload()
         if frame.token is not None:
             seat = self.room.seat_of(frame.token)
             if seat is None:
@@ -264,6 +270,9 @@ class Connection:
 
     async def _close_with(self, code: str, message: str) -> None:
         """Send the client away: the errors queued so far, this one, then close (1008)."""
+        self._send_away(code, message)
+
+    def _send_away(self, code: str, message: str) -> None:
         self.error(code, message)
         self._sending_away = True
         self._closed = True

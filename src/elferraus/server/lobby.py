@@ -4,6 +4,10 @@ On a site of several processes (``bus.py``) every process keeps a copy of
 every room it has heard of, applies the news the others publish, leads the
 rooms whose lease it holds, and reads a room it never saw from the database
 when a client asks for it.
+
+Rooms nobody uses expire (``expiry.py``): every process sweeps now and then
+(``Lobby.sweep``), first stamping the rooms its clients are in as active,
+and forgets a room that expired, here or on another process.
 """
 
 from __future__ import annotations
@@ -12,10 +16,12 @@ import asyncio
 import contextlib
 import logging
 import secrets
+import time
 from typing import Any
 
 from elferraus.i18n import tr
 from elferraus.server.bus import STEWARD_TICK, Bus, LocalBus
+from elferraus.server.expiry import BATCH, DAY, STAMP_EVERY, Clock, Expiry, Swept
 from elferraus.server.rooms import (
     CODE_LENGTH,
     Room,
@@ -27,7 +33,7 @@ from elferraus.server.rooms import (
     new_code,
 )
 from elferraus.server.schemas import NewRoom
-from elferraus.server.store import RoomRow, Store, StoreError, UnreadableRoom
+from elferraus.server.store import ExpiredRoom, RoomRow, Store, StoreError, UnreadableRoom
 
 LOG = logging.getLogger("elferraus.server")
 PRESENCE_EVERY = 4
@@ -39,11 +45,22 @@ class Lobby:
 
     A stored room that cannot be brought back is *set aside*: left in the
     store as it is, named in the log with its reason, and refused as
-    ``set_aside`` when asked for; every other room comes back.
+    ``set_aside`` when asked for; every other room comes back. A room set
+    aside counts as in use (it never expires while a server sets it aside).
+
+    Args:
+        store: where the rooms are kept (its clock should be ``clock``).
+        bus: what the site's processes share (default: this process alone).
+        clock: the server's time, for the expiry and the stamps of the rooms in use.
+        expiry: when rooms nobody uses expire (default: ``Expiry()``).
     """
 
-    def __init__(self, store: Store, bus: Bus | None = None) -> None:
+    def __init__(
+        self, store: Store, bus: Bus | None = None, *, clock: Clock = time.time, expiry: Expiry | None = None
+    ) -> None:
         self.store = store
+        self.clock = clock
+        self.expiry = expiry or Expiry()
         self.bus: Bus = bus or LocalBus()
         self.alone = isinstance(self.bus, LocalBus)
         """No other process serves these rooms: this one leads them all, and nobody needs telling."""
@@ -55,18 +72,23 @@ class Lobby:
         """Rooms being read that other processes changed meanwhile: what was read may be older than the news."""
         self._tasks: set[asyncio.Task[Any]] = set()
         self._steward: asyncio.Task[None] | None = None
+        self._sweeper: asyncio.Task[None] | None = None
         self._rounds = 0
         self._readings = 0
 
     async def restore(self) -> None:
-        """Bring back every stored room, set its computers playing again, and join the site's news."""
+        """Bring back every stored room, set its computers playing again, join the site's news, and sweep (once
+        now, then every ``Expiry.every`` seconds)."""
         for row in await self.store.rooms():
             room = self._adopt(row)
             if room is not None and self.alone:
                 room.ensure_driver()
         await self.bus.start(self._hear, self._resync)
+        await self._sweep_quietly()
+        loop = asyncio.get_running_loop()
         if not self.alone:
-            self._steward = asyncio.get_running_loop().create_task(self._stewardship(), name="lobby steward")
+            self._steward = loop.create_task(self._stewardship(), name="lobby steward")
+        self._sweeper = loop.create_task(self._sweeping(), name="lobby sweeper")
 
     def _adopt(self, row: RoomRow | UnreadableRoom) -> Room | None:
         """The room of a stored row, kept in this lobby (or set aside if it does not replay)."""
@@ -86,8 +108,11 @@ class Lobby:
     def _wire(self, room: Room) -> None:
         room.leading = self.alone
         room.shared = not self.alone
+        room.clock = self.clock
+        code = room.code
+        room.gone = lambda: self._drop(code)
+        room.used = lambda: self._used(room)
         if not self.alone:
-            code = room.code
             room.tell = lambda event: self.bus.publish(code, {**event, "q": room.seq})
             room.tell_presence = lambda seat, count: self.bus.set_presence(code, seat, count, room.seq)
 
@@ -138,15 +163,18 @@ class Lobby:
         """The room with this code (any case); one this process has not seen yet is read from the database.
 
         Raises:
-            RoomError: there is none (``no_room``), it was set aside (``set_aside``), or the database
-                could not be read (``store_unavailable``).
+            RoomError: there is none (``no_room``), it expired (``room_expired``), it was set aside
+                (``set_aside``), or the database could not be read (``store_unavailable``).
         """
         code = code.upper()
         if len(code) != CODE_LENGTH:
             raise RoomError("no_room", "web_error_no_room")
         room = self.rooms.get(code)
-        if room is None and code not in self.set_aside and not self.alone:
-            room = await self._load(code)
+        if room is None and code not in self.set_aside:
+            if not self.alone:
+                room = await self._load(code)
+            elif await self._expired(code):  # alone, every room in use is here: the database knows the rest
+                raise RoomError("room_expired")
         if room is None:
             if code in self.set_aside:
                 raise RoomError("set_aside")
@@ -161,12 +189,20 @@ class Lobby:
             try:
                 self._news_while_loading.discard(code)
                 row = await self.store.room(code)
+                if isinstance(row, ExpiredRoom):
+                    self._drop(code)
+                    raise RoomError("room_expired")
                 room = self.rooms.get(code) or (self._adopt(row) if row is not None else None)
                 if room is not None:
                     if code in self._news_while_loading:
-                        await room.reload()
+                        await room.reload()  # which finds it expired, if that was the news
+                    if room.expired:
+                        raise RoomError("room_expired")
                     await self._count(room)
                 loading.set_result(room)
+            except RoomError as error:
+                loading.set_exception(error)
+                loading.exception()  # retrieved here: every waiter gets it below
             except StoreError as error:
                 loading.set_exception(RoomError("store_unavailable"))
                 loading.exception()  # retrieved here: every waiter gets it below
@@ -176,10 +212,126 @@ class Lobby:
                 self._news_while_loading.discard(code)
         return await asyncio.shield(loading)
 
+    async def _expired(self, code: str) -> bool:
+        """Whether the room ``code`` is stored as expired (False if the database cannot say now)."""
+        try:
+            return isinstance(await self.store.room(code), ExpiredRoom)
+        except StoreError:
+            return False
+
+    # -- rooms nobody uses (expiry.py) --------------------------------------------
+
+    async def sweep(self) -> Swept:
+        """Stamp the rooms in use here, then let the store expire what nobody used for long enough, a batch (one
+        transaction) at a time; the rooms that expired are forgotten here and on the site's other processes.
+
+        Returns what was done in all. Idempotent: several processes may sweep at once.
+
+        Raises:
+            StoreError: the database refused (what was done before stays done; the next sweep goes on).
+        """
+        await self._stamp_in_use()
+        expired: list[str] = []
+        forgotten: list[str] = []
+        games = 0
+        while True:
+            swept = await self.store.sweep(self.expiry, BATCH)
+            for code in swept.expired:
+                self._drop(code, tell=True)
+            expired += swept.expired
+            forgotten += swept.forgotten
+            games += swept.games
+            if not swept.more:
+                break
+            await asyncio.sleep(0)  # between two transactions, the rooms' own work goes first
+        if expired or games or forgotten:
+            LOG.info(
+                "expiry: %d rooms expired%s, %d finished games deleted after %g days, %d expired rooms forgotten",
+                len(expired),
+                f" ({', '.join(expired[:10])}{', ...' if len(expired) > 10 else ''})" if expired else "",
+                games,
+                self.expiry.records / DAY,
+                len(forgotten),
+            )
+        return Swept(tuple(expired), games, tuple(forgotten))
+
+    async def _stamp_in_use(self) -> None:
+        """Store as each room's last activity when it was last in use here: now for a room with a client (here, or
+        elsewhere as far as this process knows) or set aside, else when its last client came or went."""
+        now = self.clock()
+        seen: dict[str, float] = dict.fromkeys(self.set_aside, now)
+        for code, room in self.rooms.items():
+            if room.listeners or any(room.here) or any(room.elsewhere.values()):
+                seen[code] = now
+                room.stamped = now
+            elif room.seen is not None:
+                seen[code] = room.seen
+            room.seen = None
+        try:
+            await self.store.touch(seen)
+        except BaseException:
+            for code, moment in seen.items():  # stamped next time, then
+                kept = self.rooms.get(code)
+                if kept is not None:
+                    kept.seen = max(moment, kept.seen or moment)
+            raise
+
+    def _used(self, room: Room) -> None:
+        """A client came to the room or went: on a site, store it as in use now (once a ``STAMP_EVERY`` at most;
+        this process's sweeps do again while clients stay), so that another process's sweep does not expire it
+        before this one's next. Alone, this process's own sweep sees its clients."""
+        now = self.clock()
+        if self.alone or now - room.stamped < STAMP_EVERY:
+            return
+        room.stamped = now
+        self._spawn(self._touch_quietly(room, now))
+
+    async def _touch_quietly(self, room: Room, now: float) -> None:
+        try:
+            await self.store.touch({room.code: now})
+        except StoreError:
+            room.stamped = float("-inf")  # the next client that comes or goes tries again; the sweep does anyway
+
+    def _drop(self, code: str, *, tell: bool = False) -> None:
+        """Room ``code`` expired: forget it here, send its clients away, and (``tell``) tell the other processes."""
+        self.set_aside.pop(code, None)
+        room = self.rooms.pop(code, None)
+        if tell and not self.alone:
+            self.bus.publish(code, {"k": "expired"})
+        if room is not None:
+            room.expire()
+            self._spawn(self._let_go(room))
+
+    async def _let_go(self, room: Room) -> None:
+        leading = room.leading and not self.alone
+        await room.close()
+        if leading:
+            await self.bus.release(room.code)
+
+    async def _sweeping(self) -> None:
+        while True:
+            await asyncio.sleep(self.expiry.every())
+            await self._sweep_quietly()
+
+    async def _sweep_quietly(self) -> None:
+        try:
+            await self.sweep()
+        except asyncio.CancelledError:
+            raise
+        except StoreError as error:
+            LOG.warning("expiry: not done now (%s); tried again in %g s", error.reason, self.expiry.every())
+        except Exception:  # the next sweep tries again; nothing of a room in use depends on it
+            LOG.exception("expiry: a sweep failed")
+
     # -- the site's other processes ---------------------------------------------
 
     def _hear(self, code: str, event: dict[str, Any]) -> None:
         """News of room ``code`` from another process."""
+        if event.get("k") == "expired":
+            if code in self._loading:
+                self._news_while_loading.add(code)
+            self._drop(code)
+            return
         room = self.rooms.get(code)
         if room is None:
             if code in self._loading:
@@ -265,11 +417,14 @@ class Lobby:
         room.lead()
 
     async def close(self) -> None:
-        """Stop every room's task, and leave the site."""
-        if self._steward is not None:
-            self._steward.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._steward
+        """Stop every room's task, store when the rooms were last in use here, and leave the site."""
+        for task in (self._steward, self._sweeper):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        with contextlib.suppress(StoreError):
+            await self._stamp_in_use()
         for task in list(self._tasks):
             task.cancel()
         for room in self.rooms.values():

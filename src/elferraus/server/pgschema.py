@@ -65,6 +65,17 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE games ALTER COLUMN deal TYPE json USING deal::json",
         "ALTER TABLE games ALTER COLUMN result TYPE json USING result::json",
     ),
+    # 3: each room's last activity, for the expiry (expiry.py); for an expired room, when it expired. Moves carry
+    # no time, so the activity before the upgrade is not known: every room counts as active at the upgrade,
+    # and none in use expires because of it. An index finds the finished games whose records have been kept.
+    (
+        "ALTER TABLE rooms ADD COLUMN active double precision",
+        "UPDATE rooms SET active = extract(epoch FROM clock_timestamp())",
+        "ALTER TABLE rooms ALTER COLUMN active SET NOT NULL",
+        "UPDATE games SET finished = extract(epoch FROM clock_timestamp()) "
+        "WHERE result IS NOT NULL AND finished IS NULL",
+        "CREATE INDEX games_by_finish ON games (finished)",
+    ),
 )
 """The statements of each version of the schema, oldest first."""
 

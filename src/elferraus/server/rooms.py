@@ -32,10 +32,20 @@ from elferraus.match import Match
 from elferraus.moves import Move
 from elferraus.record import read_record
 from elferraus.rules import PRESETS, Rules
+from elferraus.server.expiry import Clock
 from elferraus.server.names import clashing_name, looks_like_a_computer
 from elferraus.server.payloads import game_payload, game_text, hidden_moves, view_text
 from elferraus.server.reactions import reaction_text
-from elferraus.server.store import ConflictError, Finish, RoomRow, SeatRow, Store, StoreError, UnreadableRoom
+from elferraus.server.store import (
+    ConflictError,
+    ExpiredRoom,
+    Finish,
+    RoomRow,
+    SeatRow,
+    Store,
+    StoreError,
+    UnreadableRoom,
+)
 from elferraus.session import Seat, Table, TableSetup, TurnError
 
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
@@ -205,6 +215,18 @@ class Room:
         self._reload_wanted = False
         self.presence_reading = 0
         """The number of the newest reading of the presence elsewhere applied (``Lobby._apply_counts``)."""
+        self.clock: Clock = time.time
+        """The server's time (``expiry.Clock``, set by the lobby), of ``seen``."""
+        self.seen: float | None = None
+        """When a client (a player's or a spectator's) last came or went on this process: the room was in use."""
+        self.stamped = float("-inf")
+        """When this process last stored the room as in use (by ``clock``; the lobby's business)."""
+        self.used: Callable[[], None] = lambda: None
+        """Called when a client comes or goes (set by the lobby, which stores the room as in use)."""
+        self.gone: Callable[[], None] = lambda: None
+        """Called when reading the room again finds it expired (set by the lobby, which drops it)."""
+        self.expired = False
+        """The room expired (``expire``): nothing changes it any more, and its clients are sent away."""
 
     def new_seed(self) -> int:
         """The seed a new match is dealt from: random, and never told to anybody (a test may replace it)."""
@@ -224,6 +246,8 @@ class Room:
 
     def connect(self, seat: int | None) -> None:
         """A client holding ``seat`` (None: a spectator) came."""
+        self.seen = self.clock()
+        self.used()
         if seat is None:
             return
         self.here[seat] += 1
@@ -233,6 +257,8 @@ class Room:
 
     def disconnect(self, seat: int | None) -> None:
         """A client holding ``seat`` went."""
+        self.seen = self.clock()
+        self.used()
         if seat is None:
             return
         self.here[seat] = max(0, self.here[seat] - 1)
@@ -350,6 +376,8 @@ class Room:
 
         async def locked() -> T:
             async with self._lock:
+                if self.expired:  # nothing changes a room that expired, nor is it read again
+                    raise RoomError("room_expired")
                 return await change()
 
         task = asyncio.ensure_future(locked())
@@ -398,6 +426,8 @@ class Room:
             self._require_host(seat)
             if self.shared:  # another process may have seated somebody a moment ago: start from the stored room
                 await self._reload()
+                if self.expired:
+                    raise RoomError("room_expired")
             if self.status != "waiting":
                 raise RoomError("wrong_status", "web_error_started")
             filled = [
@@ -549,7 +579,7 @@ class Room:
 
     def ensure_driver(self) -> None:
         """Run the task that plays the computers' turns (once per room, on the process that leads it)."""
-        if not self.leading or self.status != "playing":
+        if not self.leading or self.status != "playing" or self.expired:
             return
         if self._driver is None or self._driver.done():
             self._driver = asyncio.get_running_loop().create_task(self._drive(), name=f"room {self.code}")
@@ -558,6 +588,14 @@ class Room:
     def _driver_ended(self, task: asyncio.Task[None]) -> None:
         if not task.cancelled() and task.exception() is not None:
             LOG.error("room %s: the computers stopped playing", self.code, exc_info=task.exception())
+
+    def expire(self) -> None:
+        """The room expired: stop playing it, refuse every change from now on, and tell its clients (who are sent
+        away, ``Connection.state_changed``)."""
+        self.expired = True
+        if self._driver is not None:
+            self._driver.cancel()
+        self._changed()
 
     async def close(self) -> None:
         """Stop the room's tasks."""
@@ -625,6 +663,8 @@ class Room:
             except RoomError as error:
                 if error.code == "stale":  # another process played this turn first; the room is read again
                     return
+                if error.code == "room_expired":  # nobody will play on here
+                    return
                 if error.code != "store_unavailable":
                     raise
                 failures += 1
@@ -662,6 +702,8 @@ class Room:
         """
         kind = event.get("k")
         seq = event.get("q") if isinstance(event.get("q"), int) else None
+        if self.expired:
+            return
         if kind == "react":
             if isinstance(event.get("t"), str):
                 self.hear_reaction(event["t"])
@@ -730,7 +772,7 @@ class Room:
             self._reloading = asyncio.get_running_loop().create_task(self._reload_locked(), name=f"reload {self.code}")
 
     async def _reload_locked(self) -> None:
-        while self._reload_wanted:
+        while self._reload_wanted and not self.expired:
             self._reload_wanted = False
             try:
                 await self._change(self._reload)
@@ -746,8 +788,12 @@ class Room:
         """Replace this copy by the room as stored (the caller holds the lock); its clients are told (at ``seq``,
         the number another process gave the change that made it read the room again)."""
         row = await self.store.room(self.code)
-        if row is None or isinstance(row, UnreadableRoom):
-            LOG.warning("room %s: cannot be read again: %s", self.code, row.reason if row else "it is gone")
+        if row is None or isinstance(row, ExpiredRoom):  # another process expired it (None: and forgot it since)
+            LOG.info("room %s: it expired", self.code)
+            self.gone()
+            return
+        if isinstance(row, UnreadableRoom):
+            LOG.warning("room %s: cannot be read again: %s", self.code, row.reason)
             return
         if self._same_as(row):  # nothing new: the clients are not sent the same state again
             if seq is not None and seq - 1 > self.seq:

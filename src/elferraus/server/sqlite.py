@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from elferraus.server.expiry import Clock, Expiry, Swept
+
 BUSY_TIMEOUT = 2.0
 """Seconds a write waits for another process's lock before it fails (and the mover is told to retry)."""
 
@@ -27,7 +29,8 @@ CREATE TABLE IF NOT EXISTS rooms (
     code TEXT PRIMARY KEY,
     settings TEXT NOT NULL,
     status TEXT NOT NULL,
-    created REAL NOT NULL
+    created REAL NOT NULL,
+    active REAL
 );
 CREATE TABLE IF NOT EXISTS seats (
     code TEXT NOT NULL REFERENCES rooms(code),
@@ -54,7 +57,11 @@ CREATE TABLE IF NOT EXISTS moves (
     PRIMARY KEY (game, n)
 );
 CREATE INDEX IF NOT EXISTS games_by_room ON games (code, id);
+CREATE INDEX IF NOT EXISTS games_by_finish ON games (finished);
 """
+"""The tables as this version makes them. ``rooms.active`` is the room's last activity (``expiry.py``), or for
+an expired room (status ``expired``: no seats, no unfinished game) the moment it expired; a database made
+before that column is given it when it is opened (``SqliteDatabase._upgrade``)."""
 
 SERVER_TABLES: dict[str, tuple[str, ...]] = {
     "rooms": ("code", "settings", "status", "created"),
@@ -138,6 +145,13 @@ class UnreadableRoom:
 
     code: str
     reason: str
+
+
+@dataclass(frozen=True)
+class ExpiredRoom:
+    """A stored room that expired (``expiry.py``): its code is kept from new rooms, and answers that it expired."""
+
+    code: str
 
 
 @dataclass(frozen=True)
@@ -231,14 +245,16 @@ class SqliteDatabase:
     """One connection to the server's SQLite file, used by one thread.
 
     Args:
-        path: the database file (created with its tables if new).
+        path: the database file (created with its tables if new, given the newest columns if older).
+        clock: the time of every stamp this connection writes (``expiry.Clock``).
 
     Raises:
         StoreError: it cannot be opened or is not a database of this server (``schema_problem`` says why).
     """
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, clock: Clock = time.time) -> None:
         self.path = path
+        self.clock = clock
         try:
             self._db = sqlite3.connect(path, timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False)
         except sqlite3.Error as error:
@@ -252,9 +268,30 @@ class SqliteDatabase:
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA foreign_keys=ON")
             self._db.executescript(SCHEMA)
+            self._upgrade()
         except sqlite3.Error as error:
             self._db.close()
             raise StoreError(path, reason_of(error)) from error
+
+    def _upgrade(self) -> None:
+        """Give a database made before ``rooms.active`` that column (once, whichever connection comes first).
+
+        Moves carry no time, so a room's last activity before the upgrade is not known: every room counts as
+        active at the upgrade, and no room in use can expire because of it. A finished game without the
+        moment it finished (none that this server wrote) counts as finished then.
+        """
+        if "active" in self._columns("rooms"):
+            return
+        with self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            if "active" not in self._columns("rooms"):
+                now = self.clock()
+                self._db.execute("ALTER TABLE rooms ADD COLUMN active REAL")
+                self._db.execute("UPDATE rooms SET active = ?", (now,))
+                self._db.execute("UPDATE games SET finished = ? WHERE result IS NOT NULL AND finished IS NULL", (now,))
+
+    def _columns(self, table: str) -> set[str]:
+        return {str(row[1]) for row in self._db.execute(f"PRAGMA table_info({table})")}
 
     def close(self) -> None:
         """Close the connection."""
@@ -270,9 +307,10 @@ class SqliteDatabase:
         """Store a new room with its seats."""
         with self._db:
             self._db.execute("BEGIN IMMEDIATE")
+            now = self.clock()
             self._db.execute(
-                "INSERT INTO rooms (code, settings, status, created) VALUES (?, ?, 'waiting', ?)",
-                (code, json.dumps(settings), time.time()),
+                "INSERT INTO rooms (code, settings, status, created, active) VALUES (?, ?, 'waiting', ?, ?)",
+                (code, json.dumps(settings), now, now),
             )
             self._update_seats(code, seats, insert=True)
 
@@ -303,6 +341,14 @@ class SqliteDatabase:
                 if row is None or row[0] != was:
                     raise ConflictError(self.path, f"seat {seat.seat} of room {code} is no longer {was}")
             self._update_seats(code, [seat])
+            self._stamp(code)
+
+    def _stamp(self, code: str) -> None:
+        """The room changed now: its last activity (in the caller's transaction)."""
+        self._db.execute(
+            "UPDATE rooms SET active = MAX(COALESCE(active, 0), ?) WHERE code = ? AND status != 'expired'",
+            (self.clock(), code),
+        )
 
     def _expect_status(self, code: str, expected: str | None) -> None:
         if expected is None:
@@ -317,9 +363,10 @@ class SqliteDatabase:
         with self._db:
             self._db.execute("BEGIN IMMEDIATE")
             self._db.execute("UPDATE rooms SET status = ? WHERE code = ?", (status, code))
+            self._stamp(code)
 
     def code_exists(self, code: str) -> bool:
-        """True if a room with this code was ever made."""
+        """True if a room with this code is stored (in play, or expired and not yet forgotten)."""
         return self._db.execute("SELECT 1 FROM rooms WHERE code = ?", (code,)).fetchone() is not None
 
     # -- games and moves ------------------------------------------------------
@@ -355,6 +402,7 @@ class SqliteDatabase:
                 (code, match_seed, round_number, json.dumps(deal)),
             )
             self._db.execute("UPDATE rooms SET status = 'playing' WHERE code = ?", (code,))
+            self._stamp(code)
         assert cursor.lastrowid is not None
         return cursor.lastrowid
 
@@ -382,6 +430,7 @@ class SqliteDatabase:
             with self._db:
                 self._db.execute("BEGIN IMMEDIATE")
                 self._db.execute("INSERT INTO moves (game, n, text) VALUES (?, ?, ?)", (game, number, text))
+                self._stamp_game(game)
                 if finish is not None:
                     self._finish(game, finish)
         except sqlite3.IntegrityError:
@@ -397,14 +446,22 @@ class SqliteDatabase:
         with self._db:
             self._db.execute("BEGIN IMMEDIATE")
             self._db.execute(
-                "UPDATE games SET result = ?, finished = ? WHERE id = ?", (json.dumps(result), time.time(), game)
+                "UPDATE games SET result = ?, finished = ? WHERE id = ?", (json.dumps(result), self.clock(), game)
             )
 
     def _finish(self, game: int, finish: Finish) -> None:
         self._db.execute(
-            "UPDATE games SET result = ?, finished = ? WHERE id = ?", (json.dumps(finish.result), time.time(), game)
+            "UPDATE games SET result = ?, finished = ? WHERE id = ?", (json.dumps(finish.result), self.clock(), game)
         )
-        self._db.execute("UPDATE rooms SET status = ? WHERE code = ?", (finish.status, finish.code))
+        self._db.execute(
+            "UPDATE rooms SET status = ? WHERE code = ? AND status != 'expired'", (finish.status, finish.code)
+        )
+        self._stamp(finish.code)
+
+    def _stamp_game(self, game: int) -> None:
+        code = self._db.execute("SELECT code FROM games WHERE id = ?", (game,)).fetchone()
+        if code is not None:
+            self._stamp(str(code[0]))
 
     def stored_move(self, game: int, number: int) -> str | None:
         """The text stored as move ``number`` of ``game``, or None."""
@@ -427,21 +484,26 @@ class SqliteDatabase:
     # -- loading --------------------------------------------------------------
 
     def rooms(self) -> Iterator[RoomRow | UnreadableRoom]:
-        """Every room, with its seats and the games of its latest match, oldest first.
+        """Every room that has not expired, with its seats and the games of its latest match, oldest first.
 
         A room whose rows cannot be read back comes as ``UnreadableRoom``; the others still come.
         """
-        codes = [code for (code,) in self._db.execute("SELECT code FROM rooms ORDER BY created")]
+        codes = [
+            code for (code,) in self._db.execute("SELECT code FROM rooms WHERE status != 'expired' ORDER BY created")
+        ]
         for code in codes:
             try:
                 yield self._room(code)
             except (ValueError, TypeError, KeyError, sqlite3.DatabaseError) as error:
                 yield UnreadableRoom(str(code), reason_of(error))
 
-    def room(self, code: str) -> RoomRow | UnreadableRoom | None:
-        """The room ``code`` as ``rooms`` gives it, or None if there is none."""
-        if not self.code_exists(code):
+    def room(self, code: str) -> RoomRow | UnreadableRoom | ExpiredRoom | None:
+        """The room ``code`` as ``rooms`` gives it, ``ExpiredRoom`` if it expired, or None if there is none."""
+        row = self._db.execute("SELECT status FROM rooms WHERE code = ?", (code,)).fetchone()
+        if row is None:
             return None
+        if row[0] == "expired":
+            return ExpiredRoom(code)
         try:
             return self._room(code)
         except (ValueError, TypeError, KeyError, sqlite3.DatabaseError) as error:
@@ -472,3 +534,89 @@ class SqliteDatabase:
             for game_id, match_seed, round_number, deal, result in rows
         ]
         return RoomRow(code, json.loads(settings), status, seats, games)
+
+    # -- expiry (expiry.py) ------------------------------------------------------
+
+    def touch(self, seen: Mapping[str, float]) -> None:
+        """Each room was in use at the moment given: its last activity is that moment, if that is later."""
+        if not seen:
+            return
+        with self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.executemany(
+                "UPDATE rooms SET active = MAX(COALESCE(active, 0), ?) WHERE code = ? AND status != 'expired'",
+                [(moment, code) for code, moment in seen.items()],
+            )
+
+    def sweep(self, policy: Expiry, limit: int) -> Swept:
+        """One batch of the expiry, in one transaction: up to ``limit`` rooms expire, up to ``limit`` finished
+        games kept long enough are deleted, and up to ``limit`` expired rooms are forgotten.
+
+        Every step decides from what is stored when it runs: a room changed or touched meanwhile is no longer
+        old enough, and a step that finds nothing to do does nothing (the sweep is idempotent).
+        """
+        now = self.clock()
+        with self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            expired = self._expire_rooms(policy, now, limit)
+            games = self._delete_records(policy, now, limit)
+            forgotten = self._forget_rooms(policy, now, limit)
+        more = limit in (len(expired), games, len(forgotten))
+        return Swept(tuple(expired), games, tuple(forgotten), more)
+
+    def _expire_rooms(self, policy: Expiry, now: float, limit: int) -> list[str]:
+        limits = policy.limits()
+        if not limits:
+            return []
+        which = " OR ".join("(status = ? AND active < ?)" for _ in limits)
+        params = [value for status, seconds in limits.items() for value in (status, now - seconds)]
+        codes = [
+            str(code)
+            for (code,) in self._db.execute(
+                f"SELECT code FROM rooms WHERE {which} ORDER BY active LIMIT ?", (*params, limit)
+            )
+        ]
+        if codes:
+            marks = ", ".join("?" * len(codes))
+            unfinished = f"SELECT id FROM games WHERE code IN ({marks}) AND result IS NULL"
+            self._db.execute(f"DELETE FROM moves WHERE game IN ({unfinished})", codes)
+            self._db.execute(f"DELETE FROM games WHERE code IN ({marks}) AND result IS NULL", codes)
+            self._db.execute(f"DELETE FROM seats WHERE code IN ({marks})", codes)
+            self._db.execute(f"UPDATE rooms SET status = 'expired', active = ? WHERE code IN ({marks})", (now, *codes))
+        return codes
+
+    def _delete_records(self, policy: Expiry, now: float, limit: int) -> int:
+        """Delete finished games that finished ``policy.records`` ago, but for those a room still plays from (the
+        games of its current match)."""
+        if not policy.records:
+            return 0
+        games = [
+            int(game)
+            for (game,) in self._db.execute(
+                "SELECT g.id FROM games g JOIN rooms r ON r.code = g.code "
+                "WHERE g.result IS NOT NULL AND g.finished < ? AND (r.status = 'expired' OR g.match_seed != "
+                "(SELECT l.match_seed FROM games l WHERE l.code = g.code ORDER BY l.id DESC LIMIT 1)) "
+                "ORDER BY g.finished LIMIT ?",
+                (now - policy.records, limit),
+            )
+        ]
+        if games:
+            marks = ", ".join("?" * len(games))
+            self._db.execute(f"DELETE FROM moves WHERE game IN ({marks})", games)
+            self._db.execute(f"DELETE FROM games WHERE id IN ({marks})", games)
+        return len(games)
+
+    def _forget_rooms(self, policy: Expiry, now: float, limit: int) -> list[str]:
+        if not policy.records:
+            return []
+        codes = [
+            str(code)
+            for (code,) in self._db.execute(
+                "SELECT code FROM rooms r WHERE status = 'expired' AND active < ? "
+                "AND NOT EXISTS (SELECT 1 FROM games g WHERE g.code = r.code) ORDER BY active LIMIT ?",
+                (now - policy.records, limit),
+            )
+        ]
+        if codes:
+            self._db.execute(f"DELETE FROM rooms WHERE code IN ({', '.join('?' * len(codes))})", codes)
+        return codes

@@ -15,13 +15,15 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol, TypeVar
 
+from elferraus.server.expiry import Clock, Expiry, Swept
 from elferraus.server.sqlite import (
     BUSY_TIMEOUT,
     ConflictError,
+    ExpiredRoom,
     Finish,
     GameRow,
     MoveTakenError,
@@ -45,7 +47,10 @@ def is_postgres(db: str) -> bool:
 
 
 class Store(Protocol):
-    """What the rooms need kept. Every method either finishes whole or raises ``StoreError`` having kept nothing."""
+    """What the rooms need kept. Every method either finishes whole or raises ``StoreError`` having kept nothing.
+
+    Every change of a room also stamps its last activity (``expiry.py``), at the time of the store's clock.
+    """
 
     async def add_room(self, code: str, settings: dict[str, Any], seats: list[SeatRow]) -> None:
         """Store a new room with its seats."""
@@ -58,7 +63,7 @@ class Store(Protocol):
         """
 
     async def code_exists(self, code: str) -> bool:
-        """True if a room with this code was ever made."""
+        """True if a room with this code is stored (in play, or expired and not yet forgotten)."""
 
     async def start_game(
         self,
@@ -90,10 +95,21 @@ class Store(Protocol):
         """A finished game's ``elferraus/1`` record, or None."""
 
     async def rooms(self) -> list[RoomRow | UnreadableRoom]:
-        """Every stored room, oldest first."""
+        """Every stored room that has not expired, oldest first."""
 
-    async def room(self, code: str) -> RoomRow | UnreadableRoom | None:
-        """One stored room as ``rooms`` gives it, or None if there is none."""
+    async def room(self, code: str) -> RoomRow | UnreadableRoom | ExpiredRoom | None:
+        """One stored room as ``rooms`` gives it, ``ExpiredRoom`` if it expired, or None if there is none."""
+
+    async def touch(self, seen: Mapping[str, float]) -> None:
+        """Each room (by code) was in use at the moment given: its last activity is that, if that is later."""
+
+    async def sweep(self, policy: Expiry, limit: int) -> Swept:
+        """One batch of the expiry (``expiry.py``), in one short transaction, at the store's clock.
+
+        Rooms whose last activity is older than ``policy`` allows expire, finished games kept long enough
+        are deleted, expired rooms with nothing left are forgotten; at most ``limit`` of each. Several
+        processes may sweep at once: each room expires once.
+        """
 
     async def close(self) -> None:
         """Finish the work under way and close."""
@@ -108,23 +124,25 @@ class SqliteStore:
 
     Args:
         path: the database file (``check_database`` says in words why one cannot be used).
+        clock: the time of every stamp it writes and of the expiry (``expiry.Clock``).
     """
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, clock: Clock = time.time) -> None:
         self.path = path
+        self.clock = clock
         self._writer = ThreadPoolExecutor(1, thread_name_prefix="elferraus-store-write")
         self._reader = ThreadPoolExecutor(1, thread_name_prefix="elferraus-store-read")
         self._connections: dict[ThreadPoolExecutor, SqliteDatabase] = {}
 
     @classmethod
-    async def open(cls, path: str) -> SqliteStore:
+    async def open(cls, path: str, clock: Clock = time.time) -> SqliteStore:
         """A store on ``path``, its tables made if new.
 
         Raises:
             StoreError: the database cannot be used (the message names the path and why).
         """
         await asyncio.to_thread(check_database, path)
-        store = cls(path)
+        store = cls(path, clock)
         await store._write(lambda db: None)
         return store
 
@@ -148,7 +166,7 @@ class SqliteStore:
     ) -> T:
         db = self._connections.get(executor)
         if db is None:
-            db = self._connections[executor] = SqliteDatabase(self.path)
+            db = self._connections[executor] = SqliteDatabase(self.path, self.clock)
         try:
             if deadline is not None:
                 left = deadline - time.monotonic()
@@ -173,7 +191,7 @@ class SqliteStore:
         await self._write(lambda db: db.update_seat(code, seat, was=was))
 
     async def code_exists(self, code: str) -> bool:
-        """True if a room with this code was ever made."""
+        """True if a room with this code is stored (in play, or expired and not yet forgotten)."""
         return await self._read(lambda db: db.code_exists(code))
 
     async def start_game(
@@ -214,12 +232,23 @@ class SqliteStore:
         return await self._read(lambda db: db.record(game))
 
     async def rooms(self) -> list[RoomRow | UnreadableRoom]:
-        """Every stored room, oldest first; one that cannot be read comes as ``UnreadableRoom``."""
+        """Every stored room that has not expired, oldest first; one that cannot be read comes as
+        ``UnreadableRoom``."""
         return await self._read(lambda db: list(db.rooms()))
 
-    async def room(self, code: str) -> RoomRow | UnreadableRoom | None:
-        """One stored room as ``rooms`` gives it, or None if there is none."""
+    async def room(self, code: str) -> RoomRow | UnreadableRoom | ExpiredRoom | None:
+        """One stored room as ``rooms`` gives it, ``ExpiredRoom`` if it expired, or None if there is none."""
         return await self._read(lambda db: db.room(code))
+
+    async def touch(self, seen: Mapping[str, float]) -> None:
+        """Each room (by code) was in use at the moment given: its last activity is that, if that is later."""
+        stamps = dict(seen)
+        if stamps:
+            await self._write(lambda db: db.touch(stamps))
+
+    async def sweep(self, policy: Expiry, limit: int) -> Swept:
+        """One batch of the expiry, in one transaction (``SqliteDatabase.sweep``)."""
+        return await self._write(lambda db: db.sweep(policy, limit))
 
     async def close(self) -> None:
         """Finish the work under way, then close both connections."""
@@ -233,19 +262,20 @@ class SqliteStore:
             db.close()
 
 
-async def open_store(db: str) -> Store:
-    """The store ``db`` names: a ``postgresql://`` URL (``PostgresStore``), else a SQLite file (``SqliteStore``).
+async def open_store(db: str, clock: Clock = time.time) -> Store:
+    """The store ``db`` names: a ``postgresql://`` URL (``PostgresStore``), else a SQLite file (``SqliteStore``);
+    ``clock``: the time of its stamps and of the expiry.
 
     Raises:
         StoreError: the database cannot be used (the message names it, without a password, and says why).
     """
     if not is_postgres(db):
-        return await SqliteStore.open(db)
+        return await SqliteStore.open(db, clock)
     try:
         from elferraus.server.postgres import PostgresStore
     except ImportError as error:
         raise StoreError(db, f"PostgreSQL needs psycopg: pip install 'elferraus[postgres]' ({error})") from None
-    return await PostgresStore.open(db)
+    return await PostgresStore.open(db, clock)
 
 
 def check_store(db: str) -> None:
@@ -268,6 +298,7 @@ __all__ = [
     "BUSY_TIMEOUT",
     "POSTGRES_SCHEMES",
     "ConflictError",
+    "ExpiredRoom",
     "Finish",
     "GameRow",
     "MoveTakenError",

@@ -3,7 +3,7 @@
 // page's state (state.js) and is drawn from there.
 
 import { h, fill } from "./dom.js";
-import { t } from "./i18n.js";
+import { t, has } from "./i18n.js";
 import { tokenFor, seatFor, remember } from "./storage.js";
 import { Connection } from "./connection.js";
 import { page, enterRoom, takeFrame, remodel } from "./state.js";
@@ -19,6 +19,7 @@ export class RoomScreen {
     this.waiting = null;
     this.pendingTimer = 0;
     this.previousTurn = null;
+    this.gone = null;
     // The personal link is /r/CODE#t=TOKEN; the page adds &s=SEAT so that the
     // seat is known on another device before the game starts (no VIEW yet).
     const fragment = /(?:^#|&)t=([^&]+)/.exec(location.hash);
@@ -82,6 +83,7 @@ export class RoomScreen {
     // Every state is the whole truth (its move log continues the one before
     // on this connection), in order; after a reconnect (even to a restarted
     // server) the newest one simply wins.
+    if (this.gone) return;
     this.clearPending();
     const model = takeFrame(frame);
     if (model.me !== null && model.me !== page.seat && page.token) {
@@ -100,12 +102,21 @@ export class RoomScreen {
 
   onError(frame) {
     this.clearPending();
-    if (frame.code === "no_room") {
+    if (frame.code === "no_room" || frame.code === "room_expired") {
+      // The room is not there (any more): nothing to reconnect to. An expired room's seat went with it, so
+      // this browser forgets it.
       this.connection.close();
       this.ctx.setConnection("");
-      fill(this.root, h("div", { class: "waiting" }, h("h1", {}, t("web_room", { code: this.code })),
-        h("p", { class: "error", role: "alert", "data-testid": "room-error" }, frame.message || frame.code),
-        h("p", {}, h("a", { class: "button", href: "/" }, t("web_back_lobby")))));
+      if (frame.code === "room_expired") {
+        remember(this.code, null, null);
+        enterRoom(this.code, null, null);
+        history.replaceState(null, "", `${location.pathname}${location.search}`);
+      }
+      if (this.waiting) this.waiting.close();
+      this.table = null;
+      this.waiting = null;
+      this.gone = frame;
+      this.renderGone();
       return;
     }
     const text = frame.message || frame.code;
@@ -119,6 +130,17 @@ export class RoomScreen {
     }
     if (this.table) this.table.setError(text);
     else if (this.waiting) this.waiting.setError(text);
+  }
+
+  /** The room there is not, or that expired: why, in the page's language (the server refuses before any hello
+   * says which), and the way back. */
+  renderGone() {
+    const key = `web_error_${this.gone.code}`;
+    const words = has(key) ? t(key) : this.gone.message || this.gone.code;
+    this.ctx.setContext(t("web_room", { code: this.code }));
+    fill(this.root, h("div", { class: "waiting" }, h("h1", {}, t("web_room", { code: this.code })),
+      h("p", { class: "error", role: "alert", "data-testid": "room-error" }, words),
+      h("p", {}, h("a", { class: "button", href: "/" }, t("web_back_lobby")))));
   }
 
   renderContext(model) {
@@ -181,7 +203,7 @@ export class RoomScreen {
       return;
     }
     import("./waiting.js").then(({ WaitingView }) => {
-      if (this.table) return; // the game began meanwhile
+      if (this.table || this.gone) return; // the game began meanwhile, or the room is gone
       this.waiting = this.waiting || new WaitingView(this.root, this);
       if (this.badToken) this.waiting.message = this.badToken;
       this.waiting.render(page.model);
@@ -189,10 +211,15 @@ export class RoomScreen {
   }
 
   onKey(event) {
+    if (this.gone) return;
     if (this.table && page.model && page.model.status !== "waiting") this.table.onKey(event);
   }
 
   relabel() {
+    if (this.gone) {
+      this.renderGone();
+      return;
+    }
     const model = remodel();
     if (!model) return;
     this.renderContext(model);
