@@ -27,7 +27,7 @@ from elferraus.game import Game
 from elferraus.i18n import Lang, tr
 from elferraus.record import read_record
 from elferraus.server.client import whole_log
-from elferraus.words import describe_turn, forced_note, is_opening, last_turns, log_line, status, status_line
+from elferraus.words import describe_turn, is_opening, last_turns, log_line, made_for_done_line, status, status_line
 from test_browser import (  # noqa: F401 (the browser tests' fixtures)
     DESKTOP_EN,
     PHONE_DE,
@@ -200,13 +200,13 @@ def made_for_note(game: Game, lang: Lang) -> str | None:
     for index in range(len(history) - 1, -1, -1):
         if history[index][0] == 0:
             probe = game.copy()
-            while probe.move_count > index:
+            while probe.move_count > index + 1:
                 probe.pop()
-            legal = probe.legal_moves()
-            if len(legal) != 1:
+            after = probe.view(0)
+            move = probe.pop()
+            if len(probe.legal_moves()) != 1:
                 return None
-            key, params = forced_note(legal[0], opening=index == 0)
-            return tr(key, lang, **params)
+            return made_for_done_line(probe.view(0), move, after, lang)
     return None
 
 

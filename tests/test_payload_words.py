@@ -21,7 +21,7 @@ import pytest
 
 from elferraus.game import Game
 from elferraus.i18n import LANGUAGES, MESSAGES, Lang
-from elferraus.moves import DRAW, PASS, Move
+from elferraus.moves import DRAW
 from elferraus.record import write_record
 from elferraus.server.payloads import (
     game_payload,
@@ -33,7 +33,7 @@ from elferraus.server.payloads import (
     view_payload,
     view_text,
 )
-from elferraus.words import describe_turn, is_opening, last_turns, log_line, say, status_line
+from elferraus.words import describe_turn, is_opening, last_turns, log_line, made_for_done, say, status_line
 
 NAMES = ["Anna", "Ben", "Cleo", "Dora", "Emil", "Fritz"]
 PLACEHOLDER = re.compile(r"\{\w+\}")
@@ -111,13 +111,16 @@ def test_every_message_of_every_payload_is_in_the_catalogue(seed: int, rules: st
             game_payload(game, 1, hidden_moves(game), stand_ins={1}),
             spectator_log(hidden_moves(game)),
         ]
-        moves = game.record_moves()
-        opening = Move.parse(moves[0].split()[1] if moves else f"{game.rules.colors[0]}11")
         for seat in range(players):
-            view = game.view(seat)
-            payloads.append(view_payload(view))
-            for made_for in (DRAW, PASS, opening):
-                payloads.append(view_payload(view, made_for=made_for))
+            payloads.append(view_payload(game.view(seat)))
+        if not game.is_over() and len(game.legal_moves()) == 1:  # a move the table would make for a person
+            seat, (move,) = game.turn, game.legal_moves()
+            before = game.view(seat)
+            payloads.append(view_payload(before, making=move))
+            after = game.copy()
+            after.push(move)
+            note = made_for_done(before, move, after.view(seat))
+            payloads.append(view_payload(after.view(seat), made_for=note))
         for payload in payloads:
             for message in messages(payload):
                 check(message, players)
@@ -133,7 +136,7 @@ def test_every_message_of_every_payload_is_in_the_catalogue(seed: int, rules: st
     if any(" draw " in text for text in game.record_moves()):
         assert {"did_draw", "did_draw_card", "you_draw"} <= keys
     assert keys & {"status_opening", "status_fresh", "status_fresh_must"}
-    assert {"auto_draw", "auto_pass", "auto_open", "auto_lay"} <= keys
+    assert {"made_soon_open", "made_open"} <= keys  # the opening 11 is always made for its holder
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
@@ -192,7 +195,7 @@ def test_the_payloads_sent_as_text_are_the_payloads(seed: int, rules: str, playe
         }
         for seat in range(players):
             view = game.view(seat)
-            for made_for in (None, DRAW):
+            for made_for in (None, made_for_done(view, DRAW, view) if view.draws else ("made_pass", {})):
                 whole = view_payload(view, made_for=made_for)
                 assert json.loads(view_text(view, made_for=made_for)) == whole
                 rest = json.loads(view_text(view, made_for=made_for, log_from=start))
@@ -211,7 +214,7 @@ def test_the_note_of_a_move_made_for_a_seat_is_gone_once_the_game_is_over(seed: 
     for game in games(seed, rules, players):
         for seat in range(players):
             view = game.view(seat)
-            for made_for in (DRAW, PASS):
+            for made_for in (("made_pass", {}), ("made_lay", {"card": "R12"})):
                 note = view_payload(view, made_for=made_for)["made_for"]
                 assert (note is None) == game.is_over(), (game.move_count, seat, made_for, note)
                 assert json.loads(view_text(view, made_for=made_for))["made_for"] == note

@@ -352,8 +352,9 @@ def test_a_persons_only_move_is_made_for_him_at_the_rooms_pace(tmp_path: Path) -
             view = starter.state["view"]
             (opening,) = view["legal"]
             assert view["making"] == opening
-            note = {"key": "auto_open", "params": {"card": opening}}
-            assert view["prompt"] == note
+            coming = {"key": "made_soon_open", "params": {"card": opening}}
+            note = {"key": "made_open", "params": {"card": opening}}
+            assert view["prompt"] == coming
             assert view["made_for"] is None
             assert not my_turn(starter.state)
             assert other.state["view"]["making"] is None

@@ -9,13 +9,12 @@ import pytest
 from elferraus.cards import Card, Color
 from elferraus.game import Game
 from elferraus.i18n import LANGUAGES, Lang, tr
-from elferraus.moves import DRAW, PASS, Move
+from elferraus.moves import DRAW, PASS
 from elferraus.rules import Rules
 from elferraus.words import (
     Message,
     describe_move,
     describe_turn,
-    forced_note,
     is_opening,
     last_laid,
     last_lay,
@@ -23,6 +22,9 @@ from elferraus.words import (
     last_turns,
     log_line,
     log_message,
+    made_for_coming,
+    made_for_coming_line,
+    made_for_done,
     match_message,
     move_message,
     row_lines,
@@ -258,17 +260,55 @@ def test_last_laid(moves: list[str], expected: tuple[int, str] | None) -> None:
     assert last_laid(moves) == (None if expected is None else (expected[0], Card.parse(expected[1])))
 
 
-@pytest.mark.parametrize(
-    ("move", "opening", "expected"),
-    [
-        (PASS, False, ("auto_pass", {})),
-        (DRAW, False, ("auto_draw", {})),
-        (Move.parse("R11"), True, ("auto_open", {"card": "R11"})),
-        (Move.parse("G12"), False, ("auto_lay", {"card": "G12"})),
-    ],
-)
-def test_forced_note(move: Move, opening: bool, expected: Message) -> None:
-    assert forced_note(move, opening=opening) == expected
+@pytest.mark.parametrize("rules", ["classic", "ravensburger", "beginners"])
+def test_the_words_of_a_move_made_for_the_person(rules: str) -> None:
+    """One set of words for the page, the prompt and the terminal: before a move made for a person, why his
+    turn has no choice; after it, the reason and the move, naming the very card laid or drawn."""
+    rng = random.Random(rules)
+    seen: set[str] = set()
+    for seed in range(12):
+        game = Game.deal(players=3, seed=seed, rules=Rules.preset(rules))
+        while not game.is_over():
+            legal = game.legal_moves()
+            seat = game.turn
+            if len(legal) > 1:
+                game.push(rng.choice(legal))
+                continue
+            (move,) = legal
+            before = game.view(seat)
+            coming = made_for_coming(before, move)
+            game.push(move)
+            after = game.view(seat)
+            done = made_for_done(before, move, after)
+            seen |= {coming[0], done[0]}
+            if move is DRAW:
+                assert done == (
+                    ("made_draw", {"card": str(after.own_last_draw())})
+                    if not before.draws
+                    else (
+                        "made_draw_again",
+                        {
+                            "drawn": str(before.own_last_draw()),
+                            "card": str(after.own_last_draw()),
+                            "draws": after.draws,
+                            "limit": after.rules.max_draws,
+                        },
+                    )
+                )
+            elif move is PASS:
+                assert done[0] in ("made_pass", "made_pass_laid", "made_pass_empty", "made_pass_draws")
+                assert (done[0] == "made_pass_laid") == bool(before.laid)
+            else:
+                assert done == ("made_open" if not before.rows else "made_lay", {"card": str(move)})
+                assert coming[1].get("card") in (str(move), *(str(card) for card in before.laid))
+            for lang in LANGUAGES:
+                for key, params in (coming, done):
+                    assert "{" not in tr(key, lang, **params)
+            assert made_for_coming_line(before, move, "de") == tr(coming[0], "de", **coming[1])
+    assert {"made_open", "made_soon_open"} <= seen, seen
+    assert seen & {"made_pass", "made_pass_laid", "made_pass_empty", "made_pass_draws"}, seen
+    if rules == "classic":  # nothing fits, so the table draws: common when every card may be held back
+        assert {"made_draw", "made_soon_draw"} <= seen, seen
 
 
 def test_whose_turn_and_who_won() -> None:

@@ -39,6 +39,7 @@ from elferraus.record import write_record
 from elferraus.rules import Rules
 from elferraus.saving import setup_of_record
 from elferraus.seating import Seat, TableSetup
+from elferraus.words import Message, made_for_done
 
 STAND_IN = "medium"
 """The computer that plays for a person who is away (see :meth:`Table.stand_in`)."""
@@ -254,13 +255,31 @@ class Table:
         None if ``seat`` chose its latest move itself, has not moved yet, or is
         choosing now (a front end shows the note until the person has a choice again).
         """
+        found = self._last_made_for(seat)
+        return None if found is None else found[1]
+
+    def made_for_note(self, seat: int) -> Message | None:
+        """The words of :meth:`last_made_for` (``words.made_for_done``: the reason, then the move), from
+        ``seat``'s own views just before and just after it; None when there is no such move."""
+        found = self._last_made_for(seat)
+        if found is None:
+            return None
+        index, move = found
+        probe = self.game.copy()
+        while probe.move_count > index + 1:
+            probe.pop()
+        after = probe.view(seat)
+        probe.pop()
+        return made_for_done(probe.view(seat), move, after)
+
+    def _last_made_for(self, seat: int) -> tuple[int, Move] | None:
         step = self.next_step()
         if (step.kind == "ask" and step.seat == seat) or not self.is_person(seat):
             return None
         for index in range(self.game.move_count - 1, -1, -1):
             mover, move = self.game.moved(index)
             if mover == seat:
-                return move if self._choice_counts()[index] == 1 else None
+                return (index, move) if self._choice_counts()[index] == 1 else None
         return None
 
     # -- computer players -----------------------------------------------------

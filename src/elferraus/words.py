@@ -127,19 +127,60 @@ def status(view: SeatView) -> Message:
     return ("status_fresh" if DRAW in legal else "status_fresh_must"), {}
 
 
-def forced_note(move: Move, *, opening: bool) -> Message:
-    """The note that ``move`` was made for the player because it was his only legal move
-    (``docs/rules.md``); ``opening``: it was the game's first move, the opening 11."""
-    if move is PASS:
-        return "auto_pass", {}
+# -- a move made for the person ------------------------------------------------------
+#
+# When a person has one legal move only, the table makes it for him (``docs/rules.md``, "At the table";
+# ``Table.next_step`` says ``made_for_person``). Every front end says so in the same words: before the
+# move, why his turn has no choice; after it, the reason and the move ("nothing fits: you draw R17").
+# Everything is read from the person's own views.
+
+
+def made_for_coming(view: SeatView, move: Move) -> Message:
+    """What is said just before ``move`` is made for the person whose ``view`` this is."""
+    if view.laid:
+        return "made_own_lay", {"card": str(view.laid[-1])}
+    if view.draws:
+        return "made_own_draw", {"card": str(view.own_last_draw())}
     if move is DRAW:
-        return "auto_draw", {}
-    return ("auto_open" if opening else "auto_lay"), {"card": str(move)}
+        return "made_soon_draw", {}
+    if move is PASS:
+        return "made_soon_pass", {}
+    if not view.rows:
+        return "made_soon_open", {"card": str(move)}
+    return "made_soon_lay", {"card": str(move)}
 
 
-def forced_line(move: Move, *, opening: bool, lang: Lang) -> str:
-    """:func:`forced_note` in words."""
-    key, params = forced_note(move, opening=opening)
+def made_for_done(before: SeatView, move: Move, after: SeatView) -> Message:
+    """What is said once ``move`` was made for the person: the reason, then the move. ``before`` and
+    ``after`` are his views just before and just after it."""
+    if move is DRAW:
+        card = str(after.own_last_draw())
+        if not before.draws:
+            return "made_draw", {"card": card}
+        drawn = str(before.own_last_draw())
+        return "made_draw_again", {"drawn": drawn, "card": card, "draws": after.draws, "limit": after.rules.max_draws}
+    if move is PASS:
+        if before.laid:
+            return "made_pass_laid", {}
+        if before.pile == 0:
+            return "made_pass_empty", {}
+        if before.draws:
+            return "made_pass_draws", {"drawn": str(before.own_last_draw())}
+        return "made_pass", {}
+    if not before.rows:
+        return "made_open", {"card": str(move)}
+    return "made_lay", {"card": str(move)}
+
+
+def made_for_coming_line(view: SeatView, move: Move, lang: Lang) -> str:
+    """:func:`made_for_coming` in words."""
+    key, params = made_for_coming(view, move)
+    return tr(key, lang, **params)
+
+
+def made_for_done_line(before: SeatView, move: Move, after: SeatView, lang: Lang) -> str:
+    """:func:`made_for_done` in words."""
+    key, params = made_for_done(before, move, after)
     return tr(key, lang, **params)
 
 

@@ -38,11 +38,12 @@ from elferraus.session import Seat, Table, TableSetup
 from elferraus.tui.result_screen import is_match, match_content, match_title, next_line, round_content, winner_line
 from elferraus.words import (
     describe_turn,
-    forced_line,
     hand_text,
     is_opening,
     last_turns,
     log_line,
+    made_for_coming_line,
+    made_for_done_line,
     pile_words,
     row_lines,
     status_line,
@@ -397,11 +398,13 @@ class PromptGame:
                 continue
             if step.kind == "made_for_person":
                 assert step.move is not None
+                before = table.game.view(step.seat)
                 self.show_table()
-                self.say(forced_line(step.move, opening=table.game.move_count == 0, lang=self.lang))
+                self.say(made_for_coming_line(before, step.move, self.lang))
                 table.play(step.move)
-            else:
-                table.play(table.think())
+                self.say(made_for_done_line(before, step.move, table.game.view(step.seat), self.lang))
+                continue
+            table.play(table.think())
             self.report(step.seat)
             if self.delay and step.kind == "think":
                 time.sleep(self.delay)

@@ -29,10 +29,10 @@ from elferraus.rules import PRESETS, Rules
 from elferraus.view import SeatView
 from elferraus.words import (
     Message,
-    forced_note,
     last_laid,
     last_turn_messages,
     log_message,
+    made_for_coming,
     match_message,
     move_message,
     status,
@@ -106,18 +106,19 @@ def _last_lay(moves: Sequence[str]) -> dict[str, Any] | None:
     return None if laid is None else {"seat": laid[0], "card": str(laid[1])}
 
 
-def view_payload(view: SeatView, *, made_for: Move | None = None, making: Move | None = None) -> dict[str, Any]:
+def view_payload(view: SeatView, *, made_for: Message | None = None, making: Move | None = None) -> dict[str, Any]:
     """A seat's ``VIEW``: the bot protocol's view plus what only this seat reads.
 
     ``legal``: its legal moves; ``making``: ``making``, the only legal move
     the table is about to make for it (:meth:`Table.made_for_person`), else
     null; ``prompt``: on its turn, what it may do now (the status line,
-    :func:`elferraus.words.status`), or while ``making`` the note saying so;
+    :func:`elferraus.words.status`), or while ``making`` why its turn has no
+    choice (:func:`elferraus.words.made_for_coming`);
     ``log``: the move log as this seat reads it (its own moves as "you", its
     own draws with the card); ``log_from``: the first move of ``moves`` and
     ``log`` here (0 here: all of them; :func:`view_text` sends a connection
-    each move once); ``made_for``: ``made_for``, the move the table made for this seat
-    because it was its only legal move, as a note while the game is under way (else null).
+    each move once); ``made_for``: ``made_for``, the words of the move the table made for this seat
+    because it was its only legal move (:meth:`Table.made_for_note`), while the game is under way (else null).
     """
     data = _view_fields(view, made_for, making)
     data["log_from"] = 0
@@ -125,7 +126,7 @@ def view_payload(view: SeatView, *, made_for: Move | None = None, making: Move |
     return data
 
 
-def view_text(view: SeatView, *, made_for: Move | None = None, making: Move | None = None, log_from: int = 0) -> str:
+def view_text(view: SeatView, *, made_for: Message | None = None, making: Move | None = None, log_from: int = 0) -> str:
     """:func:`view_payload` as compact JSON text, the same data but ``moves`` and the log only from move
     ``log_from`` on (those a connection was not sent yet); the log joined from its lines' cached text."""
     fields = _view_fields(view, made_for, making)
@@ -139,19 +140,18 @@ def _from_text(moves: Sequence[str], log_from: int) -> str:
     return f'"log_from":{log_from},"moves":{_json(moves[log_from:])}'
 
 
-def _view_fields(view: SeatView, made_for: Move | None, making: Move | None) -> dict[str, Any]:
+def _view_fields(view: SeatView, made_for: Message | None, making: Move | None) -> dict[str, Any]:
     data = view.to_dict()
     data["legal"] = [str(move) for move in view.legal]
     data["making"] = None if making is None else str(making)
     data["prompt"] = None
     if making is not None:
-        data["prompt"] = message(forced_note(making, opening=not view.moves))
+        data["prompt"] = message(made_for_coming(view, making))
     elif view.legal:
         data["prompt"] = message(status(view))
     data["made_for"] = None
     if made_for is not None and view.winner is None:  # once the game is over, the result speaks, not this note
-        opening = made_for.card is not None and bool(view.moves) and view.moves[0] == f"{view.seat} {made_for}"
-        data["made_for"] = message(forced_note(made_for, opening=opening))
+        data["made_for"] = message(made_for)
     return data
 
 

@@ -319,7 +319,7 @@ class Room:
             if seat is not None and self.table is not None:
                 table = self.table
                 making = table.made_for_person() if table.game.turn == seat else None
-                made_for = table.last_made_for(seat)
+                made_for = table.made_for_note(seat)
                 view = view_text(table.game.view(seat), made_for=made_for, making=making, log_from=log_from)
             seat_text = "null" if seat is None else str(seat)
             text = f'{{"type":"state","seq":{self.seq},"seat":{seat_text},"room":{room},"view":{view},"game":{game}}}'

@@ -29,7 +29,6 @@ from elferraus.moves import DRAW, PASS, Move
 from elferraus.session import Table
 from elferraus.tui.dialogs import HandoffScreen
 from elferraus.tui.keys import localize_bindings
-from elferraus.tui.made_moves import coming_line, made_line
 from elferraus.tui.requests import RoundOver, SaveWanted
 from elferraus.tui.widgets import HandView, OpponentsView, RowsView, SeatLine
 from elferraus.words import (
@@ -38,6 +37,8 @@ from elferraus.words import (
     last_lay,
     last_turns,
     log_line,
+    made_for_coming_line,
+    made_for_done_line,
     pile_words,
     status_line,
     title_line,
@@ -318,7 +319,7 @@ class TableScreen(Screen[None]):
         game = self.table.game
         before = game.view(seat)
         if first:
-            self._set_status(coming_line(before, move, self.lang), made=True)
+            self._set_status(made_for_coming_line(before, move, self.lang), made=True)
         await self._pause(self.pace)
         if self._undo_requested or self._stopped(get_current_worker()):
             return
@@ -326,7 +327,7 @@ class TableScreen(Screen[None]):
         if not game.is_over() and game.turn != seat and len(self.table.people) > 1:
             self.hidden = True  # pass-and-play: his cards are covered as soon as his turn ends
         self.refresh_table()
-        self._set_status(made_line(before, move, game.view(seat), self.lang), made=True)
+        self._set_status(made_for_done_line(before, move, game.view(seat), self.lang), made=True)
         if game.is_over() or game.turn != seat:
             await self._pause(self.pace)  # the turn ends with this move: let it be seen before the others play
 
