@@ -11,7 +11,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from elferraus._pystate import elevens_mask
+from elferraus._pystate import elevens_mask, indices_of
 from elferraus.cards import NUMBERS
 from elferraus.moves import DRAW_CODE, PASS_CODE
 from elferraus.rollout.simulation import (
@@ -24,7 +24,6 @@ from elferraus.rollout.simulation import (
     POLICY_RANDOM,
     Simulation,
     SplitMix64,
-    indices_of,
     run_playout,
     shuffle,
 )

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from elferraus._pystate import NEWLY_FITTING, can_go_out
+from elferraus._pystate import MaskRules, can_go_out, indices_of
 from elferraus.cards import ELEVEN, NUMBERS
 from elferraus.moves import DRAW_CODE, PASS_CODE
 
@@ -57,15 +57,6 @@ _NUMBER = tuple(index % NUMBERS + 1 for index in range(DECK))
 LEAD_GAP = 2  # bots.blocking.LEAD_GAP: the longest gap a blocker's lay towards its own cards may open
 
 
-def indices_of(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
-
-
 class SplitMix64:
     """The SplitMix64 generator (Steele, Lea, Flood 2014), as in ``_core/core.h``."""
 
@@ -100,40 +91,11 @@ def shuffle(items: list[int], rng: SplitMix64) -> None:
 # The rules engine of a playout (PyState's semantics, no undo, no caching)
 
 
-class Simulation:
-    __slots__ = (
-        "counts",
-        "draws",
-        "elevens",
-        "ends_after_draw",
-        "fit",
-        "hands",
-        "laid",
-        "last_drawn",
-        "max_draws",
-        "must_play",
-        "pile",
-        "pile_pos",
-        "players",
-        "to_move",
-        "winner",
-    )
+class Simulation(MaskRules):
+    """A playout's game: the one Python reference of the rules (``MaskRules``) on a pile known in full, with
+    no undo and no caching."""
 
-    hands: list[int]
-    counts: list[int]
-    pile: Sequence[int]
-    players: int
-    fit: int
-    elevens: int
-    pile_pos: int
-    to_move: int
-    laid: int
-    draws: int
-    last_drawn: int
-    winner: int
-    max_draws: int
-    must_play: bool
-    ends_after_draw: bool
+    __slots__ = ()
 
     def copy(self) -> Simulation:
         other = Simulation.__new__(Simulation)
@@ -155,59 +117,12 @@ class Simulation:
         return other
 
     def legal(self) -> list[int]:
-        """The legal move codes, in PyState's order (see the module docstring for the opening)."""
-        if self.winner >= 0:
-            return []
-        hand = self.hands[self.to_move]
-        if self.laid:
-            return [*indices_of(hand & self.fit), PASS_CODE]
-        if self.draws:
-            last = self.last_drawn
-            if self.fit >> last & 1:
-                return [last] if self.must_play else [last, PASS_CODE]
-            if self.draws < self.max_draws and self.pile_pos < len(self.pile):
-                return [DRAW_CODE]
-            return [PASS_CODE]
-        if self.fit == self.elevens:
-            own = hand & self.elevens
-            return [(own & -own).bit_length() - 1] if own else []
-        fitting = hand & self.fit
-        if self.pile_pos == len(self.pile) or (fitting and self.must_play):
-            return indices_of(fitting) or [PASS_CODE]
-        if not fitting:
-            return [DRAW_CODE]
-        return [*indices_of(fitting), DRAW_CODE]
+        """The legal move codes, in PyState's order (``MaskRules.legal_codes``)."""
+        return self.legal_codes()
 
     def push(self, code: int) -> None:
-        """Make the legal move ``code`` (not checked)."""
-        seat = self.to_move
-        if code >= 0:
-            bit = 1 << code
-            fit = self.fit
-            self.hands[seat] ^= bit
-            self.fit = (fit ^ bit) | NEWLY_FITTING[code]
-            left = self.counts[seat] - 1
-            self.counts[seat] = left
-            if not left:
-                self.winner = seat
-                self.laid += 1
-            elif fit == self.elevens or (self.draws and not self.laid and self.ends_after_draw):
-                self.to_move = (seat + 1) % self.players
-                self.draws = 0
-                self.last_drawn = -1
-            else:
-                self.laid += 1
-        elif code == DRAW_CODE:
-            card = self.pile[self.pile_pos]
-            self.pile_pos += 1
-            self.hands[seat] |= 1 << card
-            self.counts[seat] += 1
-            self.draws += 1
-            self.last_drawn = card
-        else:
-            self.to_move = (seat + 1) % self.players
-            self.laid = self.draws = 0
-            self.last_drawn = -1
+        """Make the legal move ``code`` (not checked; ``MaskRules.apply``)."""
+        self.apply(code)
 
     def penalty(self, seat: int) -> int:
         return sum(_NUMBER[index] for index in indices_of(self.hands[seat]))
