@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from elferraus import read_position
 from elferraus.cards import CARDS, Card, parse_cards
 from elferraus.match import Match
-from elferraus.position import read_position
 from elferraus.session import Seat, Table, TableSetup
 
 
