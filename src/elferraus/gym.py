@@ -45,8 +45,8 @@ from elferraus.errors import IllegalMoveError
 from elferraus.game import Game
 from elferraus.i18n import Lang
 from elferraus.rules import Rules
+from elferraus.table.words import hand_text, row_lines
 from elferraus.view import SeatView
-from elferraus.words import hand_text, row_lines
 
 ENV_ID = "elferraus/ElferRaus-v0"
 

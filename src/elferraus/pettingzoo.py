@@ -46,8 +46,8 @@ from elferraus.envs.settings import table_rules
 from elferraus.game import Game
 from elferraus.i18n import Lang
 from elferraus.rules import Rules
+from elferraus.table.words import hand_text, row_lines
 from elferraus.view import SeatView
-from elferraus.words import hand_text, row_lines
 
 NAME = "elferraus_v0"
 RENDER_MODES = ("ansi", "human")

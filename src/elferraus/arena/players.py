@@ -11,8 +11,7 @@ import subprocess
 import time
 from typing import Any, Protocol
 
-from elferraus import protocol
-from elferraus.bots import Bot, is_player_name, make_bot, player_names
+from elferraus.bots import Bot, is_player_name, make_bot, player_names, protocol
 from elferraus.moves import Move
 from elferraus.rules import Rules
 from elferraus.view import SeatView

@@ -46,7 +46,7 @@ from elferraus.server.store import (
     StoreError,
     UnreadableRoom,
 )
-from elferraus.session import Seat, Table, TableSetup, TurnError
+from elferraus.table.session import Seat, Table, TableSetup, TurnError
 
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 6

@@ -37,8 +37,8 @@ from elferraus.match import Match
 from elferraus.moves import Move
 from elferraus.record import write_record
 from elferraus.rules import Rules
-from elferraus.saving import setup_of_record
-from elferraus.seating import Seat, TableSetup
+from elferraus.table.saving import setup_of_record
+from elferraus.table.seating import Seat, TableSetup
 
 STAND_IN = "medium"
 """The computer that plays for a person who is away (see :meth:`Table.stand_in`)."""

@@ -22,7 +22,7 @@ from elferraus.view import SeatView
 
 if TYPE_CHECKING:
     from elferraus.rules import Rules
-    from elferraus.session import Table
+    from elferraus.table.session import Table
 
 Message = tuple[str, dict[str, Any]]
 """A message of the catalogue: its key and its parameters (words in any language, filled in later)."""
