@@ -211,7 +211,7 @@ class OpenSpielIsmctsPlayer:
         """Load the OpenSpiel game of these rules and a fresh search, seeded for this game."""
         import pyspiel
 
-        from elferraus import openspiel
+        from elferraus.envs import openspiel
 
         if rules.preset_name is None:
             raise ForfeitError(f"{self.label} plays the presets only, not {rules}")
@@ -221,7 +221,7 @@ class OpenSpielIsmctsPlayer:
 
     def choose(self, view: SeatView) -> Move:
         """The search's move from a state drawn for ``view``."""
-        from elferraus import openspiel
+        from elferraus.envs import openspiel
         from elferraus.envs.actions import move_of
 
         if len(view.legal) == 1:
