@@ -28,9 +28,9 @@ from typing import Any
 from PIL import Image, ImageChops
 from playwright.sync_api import Locator, Page, WebSocketRoute
 
+from elferraus import read_position
 from elferraus.cards import CARDS
 from elferraus.game import Game
-from elferraus.position import read_position
 from elferraus.server.payloads import game_payload, hidden_moves, view_payload
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -13,7 +13,7 @@ from elferraus import read_records
 from elferraus.arena.runner import ArenaConfig, GameResult, run_arena, summarize
 from elferraus.arena.stats import KindStats, clustered_mean, percentile, rank_of_result, wilson
 from elferraus.cli.main import main
-from elferraus.seating import seat_specs
+from elferraus.table.seating import seat_specs
 
 BOT_PREAMBLE = """
 import json, sys, time

@@ -13,8 +13,8 @@ import pytest
 from elferraus import Game, Rules, format_position, read_position
 from elferraus.bots import BOTS, OPPONENTS, Bot, make_bot
 from elferraus.bots.search import ExpertBot, HardBot, SearchBot
+from elferraus.bots.simulate import play_out
 from elferraus.game import Game as GameClass
-from elferraus.simulate import play_out
 from elferraus.view import SeatView
 
 RULE_SETS = {

@@ -1,4 +1,4 @@
-"""The page's words are the terminal's: the same positions, worded by the page and by ``elferraus.words``.
+"""The page's words are the terminal's: the same positions, worded by the page and by ``elferraus.table.words``.
 
 Two people play a round over real WebSockets, both driven from Python; a
 player's page (seat 0) and a spectator's page show it in a real browser.
@@ -27,7 +27,15 @@ from elferraus.game import Game
 from elferraus.i18n import Lang, tr
 from elferraus.record import read_record
 from elferraus.server.client import whole_log
-from elferraus.words import describe_turn, is_opening, last_turns, log_line, made_for_done_line, status, status_line
+from elferraus.table.words import (
+    describe_turn,
+    is_opening,
+    last_turns,
+    log_line,
+    made_for_done_line,
+    status,
+    status_line,
+)
 from test_browser import (  # noqa: F401 (the browser tests' fixtures)
     DESKTOP_EN,
     PHONE_DE,

@@ -18,7 +18,7 @@ from elferraus.cli.play import PromptGame, parse_input
 from elferraus.game import Game
 from elferraus.moves import DRAW, PASS, Move
 from elferraus.record import write_record
-from elferraus.session import Seat, Table, TableSetup
+from elferraus.table.session import Seat, Table, TableSetup
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

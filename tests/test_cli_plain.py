@@ -27,8 +27,8 @@ from elferraus.cli.main import main
 from elferraus.cli.play import PromptGame, hand_line, result_lines
 from elferraus.i18n import Lang
 from elferraus.moves import DRAW, PASS, Move
-from elferraus.saving import read_save_file
-from elferraus.session import Seat, Table, TableSetup
+from elferraus.table.saving import read_save_file
+from elferraus.table.session import Seat, Table, TableSetup
 from elferraus.tui.app import ElferRausApp
 from elferraus.tui.result_screen import ResultScreen, winner_line
 from elferraus.tui.setup_screen import SetupChoices

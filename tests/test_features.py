@@ -8,12 +8,11 @@ import random
 import numpy as np
 import pytest
 
-from elferraus import Game
+from elferraus import Game, read_position
 from elferraus.cards import CARDS, Card
 from elferraus.envs.actions import ACTION_COUNT, DRAW_ACTION, PASS_ACTION, action_of
 from elferraus.envs.features import FEATURE_COUNT, FEATURES, ActionFeatures
 from elferraus.moves import DRAW, Move
-from elferraus.position import read_position
 from elferraus.rules import PRESETS
 
 COLUMN = {name: column for column, name in enumerate(FEATURES)}

@@ -25,7 +25,7 @@ from elferraus.moves import DRAW, PASS, Move
 from elferraus.server.lobby import Lobby
 from elferraus.server.schemas import NewRoom
 from elferraus.server.store import SqliteStore
-from elferraus.session import Seat, Step, Table, TableSetup
+from elferraus.table.session import Seat, Step, Table, TableSetup
 from elferraus.tui.app import ElferRausApp
 from elferraus.tui.result_screen import ResultScreen
 from elferraus.tui.setup_screen import SetupChoices

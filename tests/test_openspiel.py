@@ -23,7 +23,7 @@ from elferraus.envs.observation import Layout
 from elferraus.moves import Move
 from elferraus.openspiel import ElferRausState, LevelBot, ismcts_bot, max_game_length
 from elferraus.rules import PRESETS
-from elferraus.seating import seat_specs
+from elferraus.table.seating import seat_specs
 
 GOLDEN = Path(__file__).parent / "data" / "golden.jsonl"
 RECORDS = [json.loads(line) for line in GOLDEN.read_text(encoding="utf-8").splitlines()]

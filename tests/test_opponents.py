@@ -13,10 +13,10 @@ from elferraus import Game, Move, Rules, read_position
 from elferraus.arena.runner import ArenaConfig, run_arena, summarize
 from elferraus.bots import OPPONENTS, SamplerBot, is_player_name, make_bot
 from elferraus.bots.blocking import read_lays
+from elferraus.bots.simulate import play_out
 from elferraus.cli.main import main
 from elferraus.rules import PRESETS
-from elferraus.seating import seat_specs
-from elferraus.simulate import play_out
+from elferraus.table.seating import seat_specs
 from engine_helpers import expand_position
 
 CLASSIC = "RYGB:3:free:end"

@@ -6,7 +6,7 @@ payload the page may get (each seat's ``VIEW``, with and without a move
 made for it, the ``GAME``, the replay, the presets) is searched for
 messages (``{"key", "params"}``), and each is checked: its keys are in
 ``messages.toml`` in English and German and every placeholder is filled.
-Then the words are compared with the terminal's (``elferraus.words``).
+Then the words are compared with the terminal's (``elferraus.table.words``).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from elferraus.server.payloads import (
     view_payload,
     view_text,
 )
-from elferraus.words import describe_turn, is_opening, last_turns, log_line, made_for_done, say, status_line
+from elferraus.table.words import describe_turn, is_opening, last_turns, log_line, made_for_done, say, status_line
 
 NAMES = ["Anna", "Ben", "Cleo", "Dora", "Emil", "Fritz"]
 PLACEHOLDER = re.compile(r"\{\w+\}")
@@ -142,7 +142,7 @@ def test_every_message_of_every_payload_is_in_the_catalogue(seed: int, rules: st
 @pytest.mark.parametrize("lang", LANGUAGES)
 @pytest.mark.parametrize(("seed", "rules", "players"), CASES[:4])
 def test_the_payloads_words_are_the_terminals(seed: int, rules: str, players: int, lang: Lang) -> None:
-    """What the page shows, worded from the payloads, is what ``elferraus.words`` says for the same position."""
+    """What the page shows, worded from the payloads, is what ``elferraus.table.words`` says for the same position."""
     names = NAMES[:players]
     for game in games(seed, rules, players):
         shared = game_payload(game, 1, hidden_moves(game))

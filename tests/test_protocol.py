@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from elferraus import Game, Rules, protocol
-from elferraus.bots import make_bot
+from elferraus import Game, Rules
+from elferraus.bots import make_bot, protocol
 from elferraus.moves import DRAW, Move
 
 

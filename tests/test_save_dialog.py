@@ -18,8 +18,8 @@ from textual.pilot import Pilot
 from textual.widgets import Button, Input, Static
 
 from elferraus.i18n import Lang
-from elferraus.saving import read_save_file
-from elferraus.session import Seat, Table, TableSetup
+from elferraus.table.saving import read_save_file
+from elferraus.table.session import Seat, Table, TableSetup
 from elferraus.tui.app import ElferRausApp
 from elferraus.tui.choices import SetupChoices
 from elferraus.tui.dialogs import QuitScreen

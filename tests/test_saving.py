@@ -1,4 +1,4 @@
-"""Where save files go (``elferraus.saving``): the data folder, the answer to "save where?", what is refused."""
+"""Where save files go (``elferraus.table.saving``): the data folder, the answer to "save where?", what is refused."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from elferraus.i18n import tr
-from elferraus.saving import (
+from elferraus.table.saving import (
     default_save_folder,
     default_save_path,
     read_save_file,
@@ -19,7 +19,7 @@ from elferraus.saving import (
     save_problem,
     write_save_file,
 )
-from elferraus.session import Seat, Table, TableSetup
+from elferraus.table.session import Seat, Table, TableSetup
 
 RECORDS = Table(TableSetup((Seat("You"), Seat("Computer 2", "greedy")), seed=1)).records()
 

@@ -1,6 +1,6 @@
-"""The table a front end drives (``elferraus.session``): seats, computers, undo, hints, saving and resuming.
+"""The table a front end drives (``elferraus.table.session``): seats, computers, undo, hints, saving and resuming.
 
-No screen here: these tests drive :class:`~elferraus.session.Table` directly.
+No screen here: these tests drive :class:`~elferraus.table.session.Table` directly.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from elferraus.game import Game
 from elferraus.moves import DRAW, Move
 from elferraus.position import format_position
 from elferraus.record import write_record
-from elferraus.session import STAND_IN, Seat, Step, Table, TableSetup, TurnError
+from elferraus.table.session import STAND_IN, Seat, Step, Table, TableSetup, TurnError
 from engine_helpers import can_empty_hand
 from tui_helpers import table_at
 

@@ -32,7 +32,8 @@ from elferraus.errors import IllegalMoveError
 from elferraus.i18n import Lang, explain
 from elferraus.moves import DRAW, PASS, Move
 from elferraus.position import format_position
-from elferraus.session import Seat, Table, TableSetup
+from elferraus.table.session import Seat, Table, TableSetup
+from elferraus.table.words import log_line, row_lines
 from elferraus.tui import load_saved, run_tui
 from elferraus.tui.app import ElferRausApp
 from elferraus.tui.dialogs import HandoffScreen, HelpScreen, QuitScreen
@@ -41,7 +42,6 @@ from elferraus.tui.setup_screen import SetupChoices, SetupScreen
 from elferraus.tui.table_screen import TableScreen
 from elferraus.tui.theme import FOCUS, THEME, TONES
 from elferraus.tui.widgets import HandView, header_content, row_content
-from elferraus.words import log_line, row_lines
 from engine_helpers import can_empty_hand
 from tui_helpers import table_at
 

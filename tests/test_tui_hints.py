@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import pytest
 
+from elferraus import read_position
 from elferraus.bots import Advice
 from elferraus.cards import CARDS, Card, parse_cards
 from elferraus.game import Game
-from elferraus.hints import effect_of, hint_line
 from elferraus.i18n import Lang
 from elferraus.moves import DRAW, PASS, Move
-from elferraus.position import read_position
+from elferraus.table.hints import effect_of, hint_line
 
 NAMES = ["You", "Anna", "Ben"]
 

@@ -19,7 +19,7 @@ from textual.screen import Screen
 from textual.widgets import Select, Static
 
 from elferraus.i18n import Lang
-from elferraus.session import Seat, Table, TableSetup
+from elferraus.table.session import Seat, Table, TableSetup
 from elferraus.tui.app import ElferRausApp
 from elferraus.tui.dialogs import HandoffScreen, HelpScreen, QuitScreen
 from elferraus.tui.result_screen import ResultScreen

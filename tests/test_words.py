@@ -1,4 +1,4 @@
-"""The game in words (``elferraus.words``): moves in, words out, in both languages."""
+"""The game in words (``elferraus.table.words``): moves in, words out, in both languages."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from elferraus.game import Game
 from elferraus.i18n import LANGUAGES, Lang, tr
 from elferraus.moves import DRAW, PASS
 from elferraus.rules import Rules
-from elferraus.words import (
+from elferraus.table.words import (
     Message,
     describe_move,
     describe_turn,

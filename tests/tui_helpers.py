@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from elferraus import read_position
 from elferraus.cards import CARDS, Card, parse_cards
 from elferraus.match import Match
-from elferraus.position import read_position
-from elferraus.session import Seat, Table, TableSetup
+from elferraus.table.session import Seat, Table, TableSetup
 
 
 def table_at(rows: str, hand: str, others: str, pile_top: str, you: str = "You") -> Table:

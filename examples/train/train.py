@@ -41,11 +41,11 @@ from scorer import FeatureRows, ScorerPolicy, export
 import elferraus.gym  # noqa: F401 - registers elferraus/ElferRaus-v0
 from elferraus.arena.stats import KindStats
 from elferraus.bots import make_bot, seat_seed
+from elferraus.bots.simulate import play_out
 from elferraus.deal import derive_seed
 from elferraus.envs.learned import LearnedBot, Network
 from elferraus.game import Game
 from elferraus.rules import Rules
-from elferraus.simulate import play_out
 
 EVAL_SEED = 7_000_000
 """The evaluation deals' seed, apart from the arena's usual seeds and from training's."""

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from elferraus.cards import CARDS, Card, Color, parse_cards
 from elferraus.errors import ElferRausError, IllegalMoveError, NotationError, RecordError
-from elferraus.game import Game
+from elferraus.game import Game, read_position
 from elferraus.match import Match
 from elferraus.moves import DRAW, PASS, Move, MoveKind
-from elferraus.position import format_position, read_position
+from elferraus.position import format_position
 from elferraus.record import dumps_record, iter_records, read_record, read_records, write_record
 from elferraus.rules import PRESETS, Rules
 from elferraus.view import SeatView

@@ -6,10 +6,10 @@ The words for each reason, in English and German, are in
 
 from __future__ import annotations
 
-from elferraus._game_reading import GameReader
 from elferraus.cards import NUMBERS, Card
 from elferraus.i18n import explain
 from elferraus.moves import Move, MoveKind
+from elferraus.view import GameReader
 
 Reason = tuple[str, dict[str, object]]
 

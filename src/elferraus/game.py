@@ -4,10 +4,11 @@ The hot core (hands, table, pile, turn phase, undo) lives in a base class,
 ``elferraus.core.State``: the compiled core or its pure-Python reference, as
 :mod:`elferraus.core` decides. The rest of the game's API is here; the formats
 import this module and never the reverse, as ``chess.pgn`` imports ``chess``:
-:mod:`elferraus.position` writes and reads the position string,
-:mod:`elferraus.record` the ``elferraus/1`` records. The game itself uses only
-what sits below it: :mod:`elferraus.view`, :mod:`elferraus.explain` and the
-position writer (for its error messages and ``repr``).
+:mod:`elferraus.record` writes and reads the ``elferraus/1`` records. The game
+itself uses only what sits below it: :mod:`elferraus.view`,
+:mod:`elferraus.explain`, and :mod:`elferraus.position`, the position string,
+which it writes in its error messages and ``repr`` and builds itself from in
+:func:`read_position`.
 """
 
 from __future__ import annotations
@@ -17,13 +18,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from elferraus import core
-from elferraus._position_text import format_position
 from elferraus.cards import CARDS, ELEVEN, NUMBERS, Card, Color, format_cards, mask_of
 from elferraus.core import elevens_mask
 from elferraus.deal import shuffled_deal
 from elferraus.errors import IllegalMoveError, NotationError
 from elferraus.explain import explain_illegal
 from elferraus.moves import DRAW, DRAW_CODE, Move
+from elferraus.position import PositionData, format_position, parse_position
 from elferraus.rules import PRESETS, Rules
 from elferraus.view import SeatView, make_view
 
@@ -361,29 +362,19 @@ class Game(_Core):
         return other
 
     @classmethod
-    def _from_parts(
-        cls,
-        rules: Rules,
-        hands: Sequence[Iterable[Card]],
-        pile: Sequence[Card],
-        *,
-        turn: int,
-        laid: Sequence[Card],
-        draws: int,
-        last_drawn: Card | None,
-        fit: int,
-    ) -> Game:
-        """The game at a point of a turn, from parts already checked to fit together.
+    def _from_position(cls, data: PositionData) -> Game:
+        """The game at a point of a turn, from a position already checked to fit together.
 
-        Only the position reader calls this, after checking; ``fit`` is the
-        mask of the cards that fit the table. The game has no history.
+        Only :func:`read_position` calls this, after :func:`~elferraus.position.parse_position`
+        has checked; ``data.fit`` is the mask of the cards that fit the table. The game has no history.
         """
         game = cls.__new__(cls)
-        game._start(rules, [mask_of(hand) for hand in hands], tuple(card.index for card in pile), keep_deal=False)
+        hands = [mask_of(hand) for hand in data.hands]
+        game._start(data.rules, hands, tuple(card.index for card in data.pile), keep_deal=False)
         game.metadata = {}
-        game._base_laid = tuple(card.index for card in laid)
-        last = last_drawn.index if last_drawn is not None else -1
-        game._load_position(turn, len(laid), draws, last, fit)
+        game._base_laid = tuple(card.index for card in data.laid)
+        last = data.last_drawn.index if data.last_drawn is not None else -1
+        game._load_position(data.turn, len(data.laid), data.draws, last, data.fit)
         return game
 
     @property
@@ -404,6 +395,24 @@ class Game(_Core):
             lines.append(f"{marker}{seat}: {format_cards(self.hand(seat))}")
         lines.append(f"pile: {self.pile_size()}")
         return "\n".join(lines)
+
+
+def read_position(text: str) -> Game:
+    """The game at the position ``text`` (as written by :func:`~elferraus.position.format_position`).
+
+    Such a game has no history: it cannot take back earlier moves or be
+    written as a record.
+
+    Raises:
+        NotationError: the text is not a valid position.
+
+    >>> game = Game.deal(players=3, seed=2)
+    >>> game.push(game.legal_moves()[0])
+    >>> again = read_position(format_position(game))
+    >>> again.legal_moves() == game.legal_moves(), again.move_count
+    (True, 0)
+    """
+    return Game._from_position(parse_position(text))
 
 
 def _move_text(seat: int, move: Move, drawn: Card | None) -> str:

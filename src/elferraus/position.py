@@ -15,10 +15,16 @@ Six fields separated by spaces::
 - rules: colours, max draws, ``free`` or ``must`` (the must-play option),
   and ``end`` or ``continue`` (after-draw option).
 
-The game knows nothing of this module: :func:`format_position` writes a
-game's position, :func:`read_position` builds the game at a position.
+This module is the whole format, and it knows nothing of the game, as
+python-chess's FEN is plain text over plain data: :func:`format_position`
+writes anything that reads as a position (a :class:`~elferraus.Game`, seen
+through :class:`PositionSource`), and :func:`parse_position` reads the text
+into checked plain data, :class:`PositionData`. The game builds itself from
+that data (:func:`elferraus.read_position`), and names its position with
+:func:`format_position` in its error messages and ``repr``; so the game
+imports this module and never the reverse.
 
->>> from elferraus import Game
+>>> from elferraus import Game, read_position
 >>> game = Game.deal(players=2, seed=3)
 >>> format_position(read_position(format_position(game))) == format_position(game)
 True
@@ -27,15 +33,15 @@ True
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
-from elferraus._position_text import format_position, format_rules
-from elferraus.cards import CARDS, ELEVEN, NUMBERS, Card, Color, fit_mask_of_rows, parse_cards
+from elferraus.cards import CARDS, ELEVEN, NUMBERS, Card, Color, fit_mask_of_rows, format_cards, parse_cards
 from elferraus.errors import NotationError
-from elferraus.game import Game
 from elferraus.rules import DEAL_TABLE, Rules
 
-__all__ = ["PositionData", "format_position", "format_rules", "parse_position", "read_position"]
+__all__ = ["PositionData", "PositionSource", "format_position", "format_rules", "parse_position"]
 
 _ROW = re.compile(r"^([RYGB])(\d{1,2})-(\d{1,2})$")
 
@@ -53,6 +59,41 @@ class PositionData:
     draws: int
     last_drawn: Card | None
     fit: int
+
+
+class PositionSource(Protocol):
+    """What :func:`format_position` reads of a game: the parts of its position."""
+
+    @property
+    def players(self) -> int: ...
+    @property
+    def turn(self) -> int: ...
+    @property
+    def rules(self) -> Rules: ...
+    @property
+    def draws_this_turn(self) -> int: ...
+    @property
+    def last_drawn(self) -> Card | None: ...
+    def rows(self) -> Mapping[Color, tuple[int, int]]: ...
+    def hand(self, seat: int) -> Sequence[Card]: ...
+    def pile(self) -> Sequence[Card]: ...
+    def laid_this_turn(self) -> Sequence[Card]: ...
+
+
+def format_rules(rules: Rules) -> str:
+    """The rules field: ``RYGB:3:free:end``."""
+    return f"{rules.colors}:{rules.max_draws}:{'must' if rules.must_play else 'free'}:{rules.after_draw}"
+
+
+def format_position(game: PositionSource) -> str:
+    """Write ``game``'s position as one line."""
+    rows = ",".join(f"{color.value}{low}-{high}" for color, (low, high) in game.rows().items()) or "-"
+    hands = "/".join(format_cards(game.hand(seat)) or "-" for seat in range(game.players))
+    pile = format_cards(game.pile()) or "-"
+    laid = format_cards(game.laid_this_turn()) or "-"
+    last = str(game.last_drawn) if game.last_drawn is not None else "-"
+    phase = f"{laid}:{game.draws_this_turn}:{last}"
+    return f"{rows} {hands} {pile} {game.turn} {phase} {format_rules(game.rules)}"
 
 
 def _parse_rules(text: str) -> Rules:
@@ -123,34 +164,6 @@ def parse_position(text: str) -> PositionData:
         _check_opening(hands, turn, laid, draws, rules)
     fit = fit_mask_of_rows({color.order: row for color, row in rows.items()}, len(rules.colors))
     return PositionData(rules, rows, hands, pile, turn, laid, draws, last_drawn, fit)
-
-
-def read_position(text: str) -> Game:
-    """The game at the position ``text`` (as written by :func:`format_position`).
-
-    Such a game has no history: it cannot take back earlier moves or be
-    written as a record.
-
-    Raises:
-        NotationError: the text is not a valid position.
-
-    >>> game = Game.deal(players=3, seed=2)
-    >>> game.push(game.legal_moves()[0])
-    >>> again = read_position(format_position(game))
-    >>> again.legal_moves() == game.legal_moves(), again.move_count
-    (True, 0)
-    """
-    data = parse_position(text)
-    return Game._from_parts(
-        data.rules,
-        data.hands,
-        data.pile,
-        turn=data.turn,
-        laid=data.laid,
-        draws=data.draws,
-        last_drawn=data.last_drawn,
-        fit=data.fit,
-    )
 
 
 def _check_conservation(

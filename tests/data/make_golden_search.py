@@ -4,7 +4,7 @@ Run from the repository root, with the engine installed::
 
     .venv/bin/python tests/data/make_golden_search.py
 
-Each line is one game of :func:`elferraus.simulate.simulate_game` (seeded deal, seeded players). The
+Each line is one game of :func:`elferraus.bots.simulate.simulate_game` (seeded deal, seeded players). The
 search players decide by sampling, so any change to how they draw their samples, to the playouts or to
 their stopping rule changes these games; ``tests/test_bots.py`` plays them again and compares byte for
 byte. A change meant to make them faster, not different, must leave this file as it is. Regenerate it only
@@ -16,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from elferraus import Rules, dumps_record
-from elferraus.simulate import simulate_game
+from elferraus.bots.simulate import simulate_game
 
 GOLDEN_SEARCH_GAMES: list[tuple[Rules, tuple[str, ...], int]] = [
     # (rules, the player of each seat, seed)

@@ -15,12 +15,12 @@ from typing import Any
 from elferraus.analysis.plan import Batch
 from elferraus.analysis.players import study_bot
 from elferraus.bots import seat_seed
+from elferraus.bots.simulate import play_out
 from elferraus.cards import ELEVEN, NUMBERS, Card
 from elferraus.deal import derive_seed, shuffled_deal
 from elferraus.game import Game
 from elferraus.moves import MoveKind
 from elferraus.record import write_record
-from elferraus.simulate import play_out
 
 GAME_COLUMNS = (
     "table",

@@ -11,8 +11,7 @@ import subprocess
 import time
 from typing import Any, Protocol
 
-from elferraus import protocol
-from elferraus.bots import Bot, is_player_name, make_bot, player_names
+from elferraus.bots import Bot, is_player_name, make_bot, player_names, protocol
 from elferraus.moves import Move
 from elferraus.rules import Rules
 from elferraus.view import SeatView
@@ -212,7 +211,7 @@ class OpenSpielIsmctsPlayer:
         """Load the OpenSpiel game of these rules and a fresh search, seeded for this game."""
         import pyspiel
 
-        from elferraus import openspiel
+        from elferraus.envs import openspiel
 
         if rules.preset_name is None:
             raise ForfeitError(f"{self.label} plays the presets only, not {rules}")
@@ -222,7 +221,7 @@ class OpenSpielIsmctsPlayer:
 
     def choose(self, view: SeatView) -> Move:
         """The search's move from a state drawn for ``view``."""
-        from elferraus import openspiel
+        from elferraus.envs import openspiel
         from elferraus.envs.actions import move_of
 
         if len(view.legal) == 1:

@@ -4,7 +4,7 @@ rule that seeds a computer player at its seat.
 Every place that lets computers play (a person's table, the arena, the
 simulations, the Gymnasium opponents, the style tables, the benchmarks) calls
 :func:`play_turns`; none asks a player and pushes its move on its own. A
-person's table (``elferraus.session.Table``) decides whose turn it is and
+person's table (``elferraus.table.session.Table``) decides whose turn it is and
 plays the computers' part through it.
 
 >>> from elferraus.bots import make_bot

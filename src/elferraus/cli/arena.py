@@ -12,7 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from elferraus.arena.runner import ArenaConfig, GameResult, Summary, run_arena, summarize
 from elferraus.cli.files import FileOpenError, open_text
 from elferraus.rules import Rules
-from elferraus.seating import seat_specs
+from elferraus.table.seating import seat_specs
 
 
 def report_lines(summary: Summary) -> list[str]:

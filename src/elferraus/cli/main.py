@@ -373,7 +373,7 @@ def _dispatch(argv: Sequence[str] | None) -> int:
 
         return run_arena_command(args, parser)
     if args.command == "bot":
-        from elferraus.protocol import serve_level
+        from elferraus.bots.protocol import serve_level
 
         return serve_level(args.level, args.seed)
     if args.command == "analyze":

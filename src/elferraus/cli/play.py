@@ -21,10 +21,10 @@ from typing import Literal
 from rich.console import Console
 
 from elferraus.errors import IllegalMoveError, NotationError, RecordError
-from elferraus.hints import hint_line
 from elferraus.i18n import Lang, detect_language, explain, tr
 from elferraus.moves import DRAW, PASS, Move
-from elferraus.saving import (
+from elferraus.table.hints import hint_line
+from elferraus.table.saving import (
     default_save_path,
     read_save_records,
     resume_problem,
@@ -33,10 +33,9 @@ from elferraus.saving import (
     save_problem,
     write_save_file,
 )
-from elferraus.seating import PERSON, computer_levels, seat_name
-from elferraus.session import Seat, Table, TableSetup
-from elferraus.tui.result_screen import is_match, match_content, match_title, next_line, round_content, winner_line
-from elferraus.words import (
+from elferraus.table.seating import PERSON, computer_levels, seat_name
+from elferraus.table.session import Seat, Table, TableSetup
+from elferraus.table.words import (
     describe_turn,
     hand_text,
     is_opening,
@@ -50,6 +49,7 @@ from elferraus.words import (
     title_line,
     undo_note,
 )
+from elferraus.tui.result_screen import is_match, match_content, match_title, next_line, round_content, winner_line
 
 HUMAN = 0
 Command = Literal["help", "hint", "moves", "undo", "save", "quit"]
@@ -188,7 +188,7 @@ def result_lines(table: Table, lang: Lang) -> list[str]:
 
 
 class PromptGame:
-    """One person (seat 0) against computers at a :class:`~elferraus.session.Table`, one typed line per action.
+    """One person (seat 0) against computers at a :class:`~elferraus.table.session.Table`, one typed line per action.
 
     The table makes every move; the prompt only asks and tells, in the full game's words.
 

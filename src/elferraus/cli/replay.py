@@ -13,7 +13,7 @@ from elferraus.errors import RecordError
 from elferraus.game import Game
 from elferraus.i18n import Lang, detect_language, tr
 from elferraus.record import iter_records
-from elferraus.words import describe_move, hand_text, row_lines, rules_words
+from elferraus.table.words import describe_move, hand_text, row_lines, rules_words
 
 
 def seat_names(game: Game, lang: Lang) -> list[str]:

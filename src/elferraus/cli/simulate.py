@@ -8,11 +8,11 @@ import time
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+from elferraus.bots.simulate import simulate_game
 from elferraus.cli.files import FileOpenError, open_text
 from elferraus.record import dumps_record
 from elferraus.rules import Rules
-from elferraus.seating import seat_specs
-from elferraus.simulate import simulate_game
+from elferraus.table.seating import seat_specs
 
 
 def run_simulate(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:

@@ -51,11 +51,11 @@ import numpy as np
 import numpy.typing as npt
 
 from elferraus.bots import Bot
+from elferraus.bots.protocol import serve
 from elferraus.envs.actions import ACTION_COUNT, MOVES, action_of
 from elferraus.envs.features import FEATURE_COUNT, ActionFeatures
 from elferraus.envs.observation import Layout, write_view
 from elferraus.moves import Move
-from elferraus.protocol import serve
 from elferraus.rules import Rules
 from elferraus.view import SeatView
 

@@ -26,8 +26,7 @@ from elferraus.match import Match
 from elferraus.moves import Move
 from elferraus.record import read_record
 from elferraus.rules import PRESETS, Rules
-from elferraus.view import SeatView
-from elferraus.words import (
+from elferraus.table.words import (
     Message,
     last_laid,
     last_turn_messages,
@@ -39,6 +38,7 @@ from elferraus.words import (
     turn_status,
     winner_message,
 )
+from elferraus.view import SeatView
 
 
 def message(words: Message, *, you: str | None = None) -> dict[str, Any]:

@@ -6,7 +6,7 @@ room exactly as it was (the mover is told ``store_unavailable`` and may send
 it again; a computer tries again with backoff). Changes hold the room's lock,
 so they never interleave; each raises the room's ``seq``, then every connected
 client gets a ``state`` built from its own seat. The room's
-:class:`~elferraus.session.Table` makes every move, a person's and a
+:class:`~elferraus.table.session.Table` makes every move, a person's and a
 computer's (computers, and those standing in for absent people, think in a
 worker thread); the room only stores them first and keeps the pace.
 """
@@ -46,7 +46,7 @@ from elferraus.server.store import (
     StoreError,
     UnreadableRoom,
 )
-from elferraus.session import Seat, Table, TableSetup, TurnError
+from elferraus.table.session import Seat, Table, TableSetup, TurnError
 
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 6

@@ -7,9 +7,9 @@ import sys
 
 from elferraus.errors import RecordError
 from elferraus.i18n import Lang, detect_language, tr
-from elferraus.saving import read_save_records, resume_problem
-from elferraus.seating import PERSON, computer_levels
-from elferraus.session import Table
+from elferraus.table.saving import read_save_records, resume_problem
+from elferraus.table.seating import PERSON, computer_levels
+from elferraus.table.session import Table
 from elferraus.tui.app import ElferRausApp
 from elferraus.tui.choices import MAX_SEATS, SetupChoices
 

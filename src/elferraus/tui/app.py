@@ -12,8 +12,8 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 
 from elferraus.i18n import Lang, tr
-from elferraus.saving import default_save_path, save_game_file, write_save_file
-from elferraus.session import Seat, Table, TableSetup
+from elferraus.table.saving import default_save_path, save_game_file, write_save_file
+from elferraus.table.session import Seat, Table, TableSetup
 from elferraus.tui.choices import SetupChoices
 from elferraus.tui.dialogs import HelpScreen, QuitChoice, QuitScreen
 from elferraus.tui.requests import LanguageChosen, RoundOver, SaveWanted, StartTable

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from elferraus.i18n import Lang
-from elferraus.seating import PERSON, seat_name
+from elferraus.table.seating import PERSON, seat_name
 
 MAX_SEATS = 6
 

@@ -15,7 +15,7 @@ from textual.widgets import Button, Footer, Static
 
 from elferraus.cards import Card
 from elferraus.i18n import Lang, tr
-from elferraus.session import Table
+from elferraus.table.session import Table
 from elferraus.tui.keys import localize_bindings
 from elferraus.tui.requests import SaveWanted
 from elferraus.tui.theme import TONES

@@ -20,7 +20,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Static
 
 from elferraus.i18n import Lang, tr
-from elferraus.saving import save_destination, save_problem
+from elferraus.table.saving import save_destination, save_problem
 from elferraus.tui.keys import localize_bindings
 
 WriteSave = Callable[[Path, bool], None]

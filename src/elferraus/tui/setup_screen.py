@@ -15,7 +15,7 @@ from textual.widgets import Button, Footer, Input, Label, Select, Static
 from elferraus.bots import BOTS
 from elferraus.i18n import LANGUAGES, Lang, format_number, tr
 from elferraus.rules import PRESETS
-from elferraus.seating import PERSON
+from elferraus.table.seating import PERSON
 from elferraus.tui.choices import MAX_SEATS, SetupChoices
 from elferraus.tui.keys import localize_bindings
 from elferraus.tui.requests import LanguageChosen, StartTable

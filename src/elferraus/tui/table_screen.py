@@ -23,15 +23,11 @@ from textual.worker import Worker, get_current_worker
 
 from elferraus.bots import Advice
 from elferraus.errors import IllegalMoveError
-from elferraus.hints import hint_line
 from elferraus.i18n import Lang, explain, format_number, tr
 from elferraus.moves import DRAW, PASS, Move
-from elferraus.session import Table
-from elferraus.tui.dialogs import HandoffScreen
-from elferraus.tui.keys import localize_bindings
-from elferraus.tui.requests import RoundOver, SaveWanted
-from elferraus.tui.widgets import HandView, OpponentsView, RowsView, SeatLine
-from elferraus.words import (
+from elferraus.table.hints import hint_line
+from elferraus.table.session import Table
+from elferraus.table.words import (
     describe_turn,
     is_opening,
     last_lay,
@@ -43,6 +39,10 @@ from elferraus.words import (
     status_line,
     title_line,
 )
+from elferraus.tui.dialogs import HandoffScreen
+from elferraus.tui.keys import localize_bindings
+from elferraus.tui.requests import RoundOver, SaveWanted
+from elferraus.tui.widgets import HandView, OpponentsView, RowsView, SeatLine
 
 WIDE = 112
 """From this many columns on, the move log sits beside the table instead of below it."""

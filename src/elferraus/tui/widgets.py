@@ -16,8 +16,8 @@ from textual.widget import Widget
 
 from elferraus.cards import ELEVEN, NUMBERS, Card, Color
 from elferraus.i18n import Lang, tr
+from elferraus.table.words import LABEL_WIDTH, SYMBOLS, cell_width
 from elferraus.tui.theme import TONES
-from elferraus.words import LABEL_WIDTH, SYMBOLS, cell_width
 
 ROW_WIDTH = LABEL_WIDTH + sum(cell_width(n) for n in range(1, NUMBERS + 1))
 

@@ -13,7 +13,7 @@ game itself.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from elferraus.cards import ELEVEN, NUMBERS, Card, Color
 from elferraus.i18n import Lang, tr
@@ -21,8 +21,24 @@ from elferraus.moves import DRAW, PASS, Move
 from elferraus.view import SeatView
 
 if TYPE_CHECKING:
+    from elferraus.game import Game
+    from elferraus.match import Match
     from elferraus.rules import Rules
-    from elferraus.session import Table
+    from elferraus.table.seating import TableSetup
+
+
+class TableShown(Protocol):
+    """What the title line reads of a table (``session.Table``, which itself speaks with these words)."""
+
+    @property
+    def setup(self) -> TableSetup: ...
+
+    @property
+    def match(self) -> Match: ...
+
+    @property
+    def game(self) -> Game: ...
+
 
 Message = tuple[str, dict[str, Any]]
 """A message of the catalogue: its key and its parameters (words in any language, filled in later)."""
@@ -375,9 +391,10 @@ def rules_words(rules: Rules, lang: Lang, *, short: bool = False) -> str:
     return words.split(":")[0] if short else words
 
 
-def title_line(table: Table, lang: Lang) -> str:
-    """The full game's title: ``Elfer raus! · Round 2 of 3 · Classic``."""
-    number = len(table.match.scores) + 1
+def title_line(table: TableShown, lang: Lang) -> str:
+    """The full game's title: ``Elfer raus! · Round 2 of 3 · Classic`` (the round being played, or just
+    played: the table scores a round as its last move is made)."""
+    number = len(table.match.scores) + (0 if table.game.is_over() else 1)
     parts = [tr("app_title", lang)]
     if table.setup.target is not None:
         parts.append(tr("round_to", lang, round=number, target=table.setup.target))

@@ -27,7 +27,7 @@ from elferraus.errors import RecordError
 from elferraus.game import Game
 from elferraus.match import Match
 from elferraus.record import locate_json_error, read_record
-from elferraus.seating import PERSON, Seat, TableSetup
+from elferraus.table.seating import PERSON, Seat, TableSetup
 
 
 class SaveFileError(RecordError):

@@ -1,6 +1,6 @@
 """Why the expert's hint is good, in words: blocking, opening a row, going out, freeing own cards.
 
-The expert (:meth:`elferraus.session.Table.hint`) picks a move by playing the
+The expert (:meth:`elferraus.table.session.Table.hint`) picks a move by playing the
 game out many times from the person's own view; this module says what that
 move does on the table, from the same view alone: which cards a lay opens for
 the others, which of the person's own cards it frees, which cards a draw or

@@ -37,9 +37,9 @@ from elferraus.match import Match
 from elferraus.moves import Move
 from elferraus.record import write_record
 from elferraus.rules import Rules
-from elferraus.saving import setup_of_record
-from elferraus.seating import Seat, TableSetup
-from elferraus.words import Message, made_for_done
+from elferraus.table.saving import setup_of_record
+from elferraus.table.seating import Seat, TableSetup
+from elferraus.table.words import Message, made_for_done
 
 STAND_IN = "medium"
 """The computer that plays for a person who is away (see :meth:`Table.stand_in`)."""

@@ -202,7 +202,7 @@ def view_from_dict(data: object, rules: Rules, legal: object) -> SeatView:
     >>> view_from_dict({"seat": 0, "laid": 2}, Rules.preset("classic"), [])
     Traceback (most recent call last):
     ...
-    elferraus.protocol.ProtocolError: malformed view: "players" is missing
+    elferraus.bots.protocol.ProtocolError: malformed view: "players" is missing
     """
     try:
         view = _View.model_validate(data)
