@@ -447,7 +447,7 @@ def test_serve_reads_when_rooms_expire_in_hours_and_days_its_defaults_the_server
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     from elferraus.cli.main import build_parser
-    from elferraus.server.expiry import Expiry
+    from elferraus.server.storage.expiry import Expiry
 
     parser = build_parser()
 

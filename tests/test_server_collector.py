@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from elferraus.server.collector import MIDDLE, OLD, YOUNG
+from elferraus.server.process.collector import MIDDLE, OLD, YOUNG
 
 
 def _run(script: str) -> dict[str, Any]:
@@ -25,7 +25,7 @@ def test_paced_and_settled_a_process_still_collects_the_cycles_it_makes_later() 
     found = _run(
         """
 import gc, json
-from elferraus.server import collector
+from elferraus.server.process import collector
 collector.pace()
 collector.settle()
 frozen = gc.get_freeze_count()
@@ -64,7 +64,8 @@ def test_the_server_settles_after_its_start_up_and_before_it_listens(tmp_path: P
     found = _run(
         f"""
 import json
-from elferraus.server import collector, limits, run_server
+from elferraus.server import limits, run_server
+from elferraus.server.process import collector
 servers = []
 make = limits.BoundedServer.__init__
 def init(self, *args, **kwargs):

@@ -29,7 +29,7 @@ from websockets.exceptions import InvalidStatus
 from elferraus.cli.main import build_parser
 from elferraus.server import limits
 from elferraus.server.limits import ConnectionGuard, safe_max_connections
-from elferraus.server.logsummary import RepeatSummary, kind_of
+from elferraus.server.process.logsummary import RepeatSummary, kind_of
 from web_helpers import ServerProcess
 
 LIMIT = 2.0

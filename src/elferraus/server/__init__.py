@@ -10,7 +10,7 @@ import logging
 from typing import Any
 
 from elferraus.server.app import ROOMS_PER_MINUTE, create_app
-from elferraus.server.expiry import Expiry
+from elferraus.server.storage.expiry import Expiry
 
 WS_MAX_SIZE = 65536
 """Frames larger than this are cut off by uvicorn itself (the app refuses anything over 4 KB)."""
@@ -47,9 +47,10 @@ def run_server(
     """
     import uvicorn
 
-    from elferraus.server import collector, limits
-    from elferraus.server.logsummary import summarise_repeats
-    from elferraus.server.pgschema import shown
+    from elferraus.server import limits
+    from elferraus.server.process import collector
+    from elferraus.server.process.logsummary import summarise_repeats
+    from elferraus.server.process.urls import shown
     from elferraus.server.proxies import ForwardedClientLimit
 
     timeout = limits.REQUEST_TIMEOUT if request_timeout is None else request_timeout

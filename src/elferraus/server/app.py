@@ -28,17 +28,15 @@ from starlette.websockets import WebSocket
 
 from elferraus.errors import RecordError
 from elferraus.i18n import COLOR_WORDS, MESSAGES, Lang
-from elferraus.server import names
 from elferraus.server.bus import BusError, open_bus
-from elferraus.server.connection import Connection
-from elferraus.server.expiry import Clock, Expiry
 from elferraus.server.headers import BodyLimit, RelativeRedirects, RevalidateStatic, SecurityHeaders
 from elferraus.server.limits import address_key
-from elferraus.server.lobby import Lobby
 from elferraus.server.origins import origin_allowed
-from elferraus.server.payloads import presets_payload, replay_payload
-from elferraus.server.rooms import RoomError
-from elferraus.server.schemas import (
+from elferraus.server.rooms import names
+from elferraus.server.rooms.connection import Connection
+from elferraus.server.rooms.lobby import Lobby
+from elferraus.server.rooms.payloads import presets_payload, replay_payload
+from elferraus.server.rooms.schemas import (
     GameId,
     Join,
     JoinAnswer,
@@ -52,7 +50,10 @@ from elferraus.server.schemas import (
     refusal,
     too_deep,
 )
-from elferraus.server.store import StoreError, open_store
+from elferraus.server.rooms.settings import RoomError
+from elferraus.server.storage.expiry import Clock, Expiry
+from elferraus.server.storage.store import open_store
+from elferraus.server.storage.types import StoreError
 from elferraus.server.worker import ServiceWorker
 
 LOG = logging.getLogger("elferraus.server")

@@ -450,7 +450,7 @@ class RedisBus:
             self._down_since = None
 
     def __str__(self) -> str:
-        from elferraus.server.pgschema import shown
+        from elferraus.server.process.urls import shown
 
         return shown(self.url)
 
@@ -614,7 +614,7 @@ class BusError(Exception):
     """The bus cannot be used: its Redis cannot be reached."""
 
     def __init__(self, url: str, reason: str) -> None:
-        from elferraus.server.pgschema import shown
+        from elferraus.server.process.urls import shown
 
         super().__init__(f"{shown(url)}: {reason}")
         self.reason = reason

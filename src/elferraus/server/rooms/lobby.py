@@ -21,10 +21,10 @@ from typing import Any
 
 from elferraus.i18n import tr
 from elferraus.server.bus import STEWARD_TICK, Bus, LocalBus
-from elferraus.server.expiry import BATCH, DAY, STAMP_EVERY, Clock, Expiry, Swept
-from elferraus.server.rooms import (
+from elferraus.server.rooms.room import Room
+from elferraus.server.rooms.schemas import NewRoom
+from elferraus.server.rooms.settings import (
     CODE_LENGTH,
-    Room,
     RoomError,
     RoomSettings,
     SeatState,
@@ -32,8 +32,9 @@ from elferraus.server.rooms import (
     hash_token,
     new_code,
 )
-from elferraus.server.schemas import NewRoom
-from elferraus.server.store import ExpiredRoom, RoomRow, Store, StoreError, UnreadableRoom
+from elferraus.server.storage.expiry import BATCH, DAY, STAMP_EVERY, Clock, Expiry
+from elferraus.server.storage.store import Store
+from elferraus.server.storage.types import ExpiredRoom, RoomRow, StoreError, Swept, UnreadableRoom
 
 LOG = logging.getLogger("elferraus.server")
 PRESENCE_EVERY = 4
