@@ -32,9 +32,9 @@ import pytest
 from PIL import Image
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
-from elferraus.server.app import STATIC
-from elferraus.server.headers import CONTENT_SECURITY_POLICY
-from elferraus.server.worker import ServiceWorker
+from elferraus.server.web.app import STATIC
+from elferraus.server.web.headers import CONTENT_SECURITY_POLICY
+from elferraus.server.web.worker import ServiceWorker
 from test_browser import (  # noqa: F401 (the browser tests' fixtures)
     DESKTOP_EN,
     PAGE_WEIGHT_LIMIT,

@@ -418,7 +418,7 @@ def test_play_saves_the_record(
 
 def test_serve_limits_new_rooms_per_address_by_default(capsys: pytest.CaptureFixture[str]) -> None:
     from elferraus.cli.main import build_parser
-    from elferraus.server.app import ROOMS_PER_MINUTE
+    from elferraus.server.web.api import ROOMS_PER_MINUTE
 
     parser = build_parser()
     assert parser.parse_args(["serve"]).rooms_per_minute == ROOMS_PER_MINUTE

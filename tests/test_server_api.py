@@ -18,8 +18,8 @@ import pytest
 from elferraus.i18n import MESSAGES, tr
 from elferraus.record import parse_record_move, read_record
 from elferraus.rules import PRESETS, Rules
-from elferraus.server.app import STATIC
 from elferraus.server.client import RoomClient, ServerError, create_room, join_room
+from elferraus.server.web.app import STATIC
 from server_helpers import get, look, play_round, post, room_with_people, start, wait_online
 from web_helpers import serving
 

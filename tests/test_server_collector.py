@@ -47,7 +47,8 @@ def test_the_server_is_paced_before_it_serves(tmp_path: Path) -> None:
     found = _run(
         f"""
 import gc, json
-from elferraus.server import limits, run_server
+from elferraus.server import run_server
+from elferraus.server.web import limits
 seen = {{}}
 def run(self, sockets=None):
     seen["thresholds"] = gc.get_threshold()
@@ -64,7 +65,8 @@ def test_the_server_settles_after_its_start_up_and_before_it_listens(tmp_path: P
     found = _run(
         f"""
 import json
-from elferraus.server import limits, run_server
+from elferraus.server import run_server
+from elferraus.server.web import limits
 from elferraus.server.process import collector
 servers = []
 make = limits.BoundedServer.__init__

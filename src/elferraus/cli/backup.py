@@ -20,7 +20,8 @@ def database_problem(path: str, bus: str | None = None) -> str | None:
         return None
     if not is_postgres(path):
         return "elferraus serve: --bus shares rooms between processes on one PostgreSQL database; --db is a SQLite file"
-    from elferraus.server.bus import BusError, check_bus
+    from elferraus.server.site.bus import BusError
+    from elferraus.server.site.redis import check_bus
 
     try:
         check_bus(bus)

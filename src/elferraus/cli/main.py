@@ -67,7 +67,7 @@ def _positive_float(text: str) -> float:
 
 
 def _origins(text: str) -> frozenset[str]:
-    from elferraus.server.origins import parse_origins
+    from elferraus.server.web.origins import parse_origins
 
     try:
         return parse_origins(text)

@@ -9,8 +9,9 @@ import contextlib
 import logging
 from typing import Any
 
-from elferraus.server.app import ROOMS_PER_MINUTE, create_app
 from elferraus.server.storage.expiry import Expiry
+from elferraus.server.web.api import ROOMS_PER_MINUTE
+from elferraus.server.web.app import create_app
 
 WS_MAX_SIZE = 65536
 """Frames larger than this are cut off by uvicorn itself (the app refuses anything over 4 KB)."""
@@ -47,11 +48,11 @@ def run_server(
     """
     import uvicorn
 
-    from elferraus.server import limits
     from elferraus.server.process import collector
     from elferraus.server.process.logsummary import summarise_repeats
     from elferraus.server.process.urls import shown
-    from elferraus.server.proxies import ForwardedClientLimit
+    from elferraus.server.web import limits
+    from elferraus.server.web.proxies import ForwardedClientLimit
 
     timeout = limits.REQUEST_TIMEOUT if request_timeout is None else request_timeout
     per_address = max_connections_per_address

@@ -20,7 +20,6 @@ import time
 from typing import Any
 
 from elferraus.i18n import tr
-from elferraus.server.bus import STEWARD_TICK, Bus, LocalBus
 from elferraus.server.rooms.room import Room
 from elferraus.server.rooms.schemas import NewRoom
 from elferraus.server.rooms.settings import (
@@ -32,6 +31,7 @@ from elferraus.server.rooms.settings import (
     hash_token,
     new_code,
 )
+from elferraus.server.site.bus import STEWARD_TICK, Bus, LocalBus
 from elferraus.server.storage.expiry import BATCH, DAY, STAMP_EVERY, Clock, Expiry
 from elferraus.server.storage.store import Store
 from elferraus.server.storage.types import ExpiredRoom, RoomRow, StoreError, Swept, UnreadableRoom
