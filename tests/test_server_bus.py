@@ -1,4 +1,4 @@
-"""The bus of a site of several processes (``server/bus.py``) on a real Redis, and a process's own bus.
+"""The bus of a site of several processes (``server/site/``) on a real Redis, and a process's own bus.
 
 Each test plays two or three processes' buses in one event loop against one Redis: leases, presence,
 the shared limits and the news, also across a restart of Redis and the death of a process.

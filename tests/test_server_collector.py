@@ -1,4 +1,4 @@
-"""How a server process paces the garbage collector (``server/collector.py``).
+"""How a server process paces the garbage collector (``server/process/collector.py``).
 
 Each case runs in a fresh interpreter: thresholds and frozen objects are the whole process's.
 """

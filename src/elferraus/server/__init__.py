@@ -34,7 +34,7 @@ def run_server(
     """Serve until interrupted; returns the exit code.
 
     Args:
-        bus: a Redis URL shared with the site's other processes (``bus.py``), or None: this process alone.
+        bus: a Redis URL shared with the site's other processes (``site/``), or None: this process alone.
         request_timeout: seconds a client has to send a whole request (default ``limits.REQUEST_TIMEOUT``).
         max_connections_per_address: connections one address may hold open, 0: no limit
             (default ``limits.MAX_CONNECTIONS_PER_ADDRESS``).

@@ -1,11 +1,11 @@
 """Every room of this server: made, found, brought back after a restart, kept in step with the site.
 
-On a site of several processes (``bus.py``) every process keeps a copy of
+On a site of several processes (``site/bus.py``) every process keeps a copy of
 every room it has heard of, applies the news the others publish, leads the
 rooms whose lease it holds, and reads a room it never saw from the database
 when a client asks for it.
 
-Rooms nobody uses expire (``expiry.py``): every process sweeps now and then
+Rooms nobody uses expire (``storage/expiry.py``): every process sweeps now and then
 (``Lobby.sweep``), first stamping the rooms its clients are in as active,
 and forgets a room that expired, here or on another process.
 """

@@ -130,7 +130,7 @@ class SeatState:
 
 
 Event = dict[str, Any]
-"""A committed change as the other processes of the site hear of it (``bus.py``): ``{"k": kind, ...}``."""
+"""A committed change as the other processes of the site hear of it (``site/bus.py``): ``{"k": kind, ...}``."""
 
 
 async def new_code(taken: Callable[[str], Awaitable[bool]]) -> str:
