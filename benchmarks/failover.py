@@ -11,7 +11,7 @@ so every room plays all the time.
 
 The computers of a room are driven by the one process that holds the room's
 lease, the Redis key ``elferraus:lease:CODE`` whose value names that process
-(``host/PID/random``, ``src/elferraus/server/bus.py``). A lease lives 2 s
+(``host/PID/random``, ``src/elferraus/server/site/redis.py``). A lease lives 2 s
 unless renewed; when its holder dies another process takes it over.
 
 After ``--warmup`` seconds, ``--kills`` times:

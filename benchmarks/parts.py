@@ -40,8 +40,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 import psycopg
 
-from elferraus.server.bus import RedisBus
-from elferraus.server.postgres import PostgresStore
+from elferraus.server.site.redis import RedisBus
+from elferraus.server.storage.postgres import PostgresStore
 from postgres_helpers import postgres_server
 from redis_helpers import redis_server
 

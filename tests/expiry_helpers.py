@@ -12,7 +12,7 @@ import uvicorn
 
 from elferraus.i18n import tr
 from elferraus.server import WS_MAX_SIZE, create_app
-from elferraus.server.lobby import Lobby
+from elferraus.server.rooms.lobby import Lobby
 from postgres_helpers import count_rows
 from server_helpers import get, post, raw
 from web_helpers import free_port

@@ -17,7 +17,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from elferraus.server.client import RoomClient
-from elferraus.server.reactions import REACTION_BURST, REACTION_INTERVAL
+from elferraus.server.rooms.reactions import REACTION_BURST, REACTION_INTERVAL
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ from playwright.sync_api import Locator, Page, WebSocketRoute
 from elferraus import read_position
 from elferraus.cards import CARDS
 from elferraus.game import Game
-from elferraus.server.payloads import game_payload, hidden_moves, view_payload
+from elferraus.server.rooms.payloads import game_payload, hidden_moves, view_payload
 
 ROOT = Path(__file__).resolve().parents[1]
 SCREENSHOTS = Path(__file__).resolve().parent / "__screenshots__"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 
 from elferraus.cli.main import main
-from elferraus.server.rooms import Room
+from elferraus.server.rooms.room import Room
 
 
 def _seeded(seed: int) -> None:

@@ -32,9 +32,9 @@ import pytest
 from PIL import Image
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
-from elferraus.server.app import STATIC
-from elferraus.server.headers import CONTENT_SECURITY_POLICY
-from elferraus.server.worker import ServiceWorker
+from elferraus.server.web.app import STATIC
+from elferraus.server.web.headers import CONTENT_SECURITY_POLICY
+from elferraus.server.web.worker import ServiceWorker
 from test_browser import (  # noqa: F401 (the browser tests' fixtures)
     DESKTOP_EN,
     PAGE_WEIGHT_LIMIT,
@@ -178,7 +178,7 @@ def test_the_worker_is_served_from_the_root_with_its_build_and_the_pages_headers
     worker = ServiceWorker(STATIC)
     assert build["version"] == worker.version
     assert headers["etag"] == f'"{worker.version}"'
-    files = sorted(path.name for path in STATIC.iterdir() if path.is_file())
+    files = sorted(path.relative_to(STATIC).as_posix() for path in STATIC.rglob("*") if path.is_file())
     assert build["files"] == [f"/static/{name}" for name in files if name not in ("sw.js", "index.html")]
     for path in build["files"]:
         assert fetch(server.base, path)[0] == 200, path
@@ -212,7 +212,11 @@ def test_the_worker_keeps_the_pages_files_and_nothing_of_the_api(
     contents = cache_contents(page)
     assert list(contents) == [f"elferraus-{version}"], contents
     kept = contents[f"elferraus-{version}"]
-    files = sorted(f"/static/{path.name}" for path in STATIC.iterdir() if path.name not in ("sw.js", "index.html"))
+    files = sorted(
+        f"/static/{path.relative_to(STATIC).as_posix()}"
+        for path in STATIC.rglob("*")
+        if path.is_file() and path.name not in ("sw.js", "index.html")
+    )
     assert sorted(kept) == sorted(["/", *files])
     assert not [path for path in kept if not (path == "/" or path.startswith("/static/"))]
 
@@ -226,8 +230,8 @@ def test_the_worker_keeps_the_pages_files_and_nothing_of_the_api(
     page.reload()
     expect(page.locator('[data-testid="hand"] .card').first).to_be_visible()
     page.wait_for_load_state("networkidle")
-    assert answered["/static/table.js"] is True, answered
-    assert answered["/static/app.css"] is True, answered
+    assert answered["/static/js/table.js"] is True, answered
+    assert answered["/static/css/app.css"] is True, answered
     assert answered["/api/messages"] is False, answered
     assert not [path for path in cache_contents(page)[f"elferraus-{version}"] if path.startswith(("/api", "/ws"))]
 
@@ -273,7 +277,7 @@ def test_a_changed_file_is_a_new_version_and_the_page_comes_from_the_network_fir
         # a new page arrives with the next load, before any new worker: it comes from the network first
         index = static / "index.html"
         index.write_text(index.read_text().replace("<head>", '<head>\n<meta name="release" content="two">'))
-        (static / "app.css").write_text((static / "app.css").read_text() + "\n/* release two */\n")
+        (static / "css" / "app.css").write_text((static / "css" / "app.css").read_text() + "\n/* release two */\n")
         second = ServiceWorker(static).version
         assert second != first
         page.reload()
@@ -281,7 +285,7 @@ def test_a_changed_file_is_a_new_version_and_the_page_comes_from_the_network_fir
         # ... and the new worker takes over, with the new files, and the old cache goes
         wait_until(page, f"caches.keys().then((names) => names.join() === 'elferraus-{second}')", 20)
         css = page.evaluate(
-            f"""caches.open('elferraus-{second}').then((c) => c.match('/static/app.css')).then((r) => r.text())"""
+            f"""caches.open('elferraus-{second}').then((c) => c.match('/static/css/app.css')).then((r) => r.text())"""
         )
         assert css.endswith("/* release two */\n")
         page.reload()

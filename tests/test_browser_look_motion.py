@@ -259,7 +259,7 @@ def test_what_is_heard_for_each_change(
     expect(page.get_by_test_id("rules-page")).to_be_visible()
     cases = [[model(before), model(after)] for _name, before, after, _heard in HEARD]
     heard = page.evaluate(
-        "async (cases) => { const { soundFor } = await import('/static/sound.js');"
+        "async (cases) => { const { soundFor } = await import('/static/js/sound.js');"
         " return cases.map(([before, after]) => soundFor(before, after)); }",
         cases,
     )

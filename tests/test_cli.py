@@ -418,7 +418,7 @@ def test_play_saves_the_record(
 
 def test_serve_limits_new_rooms_per_address_by_default(capsys: pytest.CaptureFixture[str]) -> None:
     from elferraus.cli.main import build_parser
-    from elferraus.server.app import ROOMS_PER_MINUTE
+    from elferraus.server.web.api import ROOMS_PER_MINUTE
 
     parser = build_parser()
     assert parser.parse_args(["serve"]).rooms_per_minute == ROOMS_PER_MINUTE
@@ -447,7 +447,7 @@ def test_serve_reads_when_rooms_expire_in_hours_and_days_its_defaults_the_server
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     from elferraus.cli.main import build_parser
-    from elferraus.server.expiry import Expiry
+    from elferraus.server.storage.expiry import Expiry
 
     parser = build_parser()
 

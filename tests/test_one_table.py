@@ -22,9 +22,9 @@ from textual.pilot import Pilot
 from elferraus.cli import play as play_command
 from elferraus.cli.main import main
 from elferraus.moves import DRAW, PASS, Move
-from elferraus.server.lobby import Lobby
-from elferraus.server.schemas import NewRoom
-from elferraus.server.store import SqliteStore
+from elferraus.server.rooms.lobby import Lobby
+from elferraus.server.rooms.schemas import NewRoom
+from elferraus.server.storage.sqlite_store import SqliteStore
 from elferraus.table.session import Seat, Step, Table, TableSetup
 from elferraus.tui.app import ElferRausApp
 from elferraus.tui.result_screen import ResultScreen

@@ -23,7 +23,7 @@ from elferraus.game import Game
 from elferraus.i18n import LANGUAGES, MESSAGES, Lang
 from elferraus.moves import DRAW
 from elferraus.record import write_record
-from elferraus.server.payloads import (
+from elferraus.server.rooms.payloads import (
     game_payload,
     game_text,
     hidden_moves,

@@ -20,7 +20,7 @@ import pytest
 
 from elferraus.i18n import tr
 from elferraus.server.client import RoomClient
-from elferraus.server.reactions import REACTION_BURST, REACTION_INTERVAL, REACTIONS
+from elferraus.server.rooms.reactions import REACTION_BURST, REACTION_INTERVAL, REACTIONS
 from limit_helpers import close_all, flood_reactions
 from server_helpers import CARD_TOKEN, OVER, game_of, look, play_round, room_with_people, start, wait_online
 from web_helpers import ServerProcess

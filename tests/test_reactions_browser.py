@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, expect
 
 from elferraus.i18n import tr
-from elferraus.server.reactions import REACTION_BURST, REACTION_INTERVAL, REACTIONS
+from elferraus.server.rooms.reactions import REACTION_BURST, REACTION_INTERVAL, REACTIONS
 from test_browser import (  # noqa: F401 (the browser tests' fixtures)
     DESKTOP_EN,
     PHONE_DE,

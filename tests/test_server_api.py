@@ -18,8 +18,8 @@ import pytest
 from elferraus.i18n import MESSAGES, tr
 from elferraus.record import parse_record_move, read_record
 from elferraus.rules import PRESETS, Rules
-from elferraus.server.app import STATIC
 from elferraus.server.client import RoomClient, ServerError, create_room, join_room
+from elferraus.server.web.app import STATIC
 from server_helpers import get, look, play_round, post, room_with_people, start, wait_online
 from web_helpers import serving
 
@@ -686,7 +686,7 @@ def test_the_api_is_published_as_an_openapi_document(tmp_path: Path) -> None:
 
 def test_every_answer_carries_the_security_headers(tmp_path: Path) -> None:
     async def test(base: str) -> None:
-        for path in ["/", "/r/ABCDEF", "/rules", "/static/app.js", "/healthz", "/openapi.json", "/api/rooms/ZZZZZZ"]:
+        for path in ["/", "/r/ABCDEF", "/rules", "/static/js/app.js", "/healthz", "/openapi.json", "/api/rooms/ZZZZZZ"]:
             answer = await get(base, path)
             policy = answer.headers["content-security-policy"]
             assert "script-src 'self';" in policy, path
@@ -733,7 +733,7 @@ def test_the_pages_files_are_checked_by_etag_alone(tmp_path: Path) -> None:
 
     async def test(base: str) -> None:
         async with httpx.AsyncClient(base_url=base, timeout=10) as http:
-            for path in ["/", "/r/ABCDEF", "/static/app.js", "/static/app.css", "/static/favicon.svg"]:
+            for path in ["/", "/r/ABCDEF", "/static/js/app.js", "/static/css/app.css", "/static/icons/favicon.svg"]:
                 answer = await http.get(path, headers={"accept-encoding": "gzip"})
                 assert answer.status_code == 200, path
                 assert answer.headers["cache-control"] == "no-cache", path

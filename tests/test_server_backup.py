@@ -22,9 +22,9 @@ from pathlib import Path
 import pytest
 
 from elferraus.cli.main import main as cli
-from elferraus.server import backup as backup_module
 from elferraus.server.client import RoomClient, create_room
-from elferraus.server.sqlite import SCHEMA, SqliteDatabase
+from elferraus.server.storage import backup as backup_module
+from elferraus.server.storage.sqlite import SCHEMA, SqliteDatabase
 from web_helpers import ServerProcess
 
 ROOMS = 3

@@ -1,4 +1,4 @@
-"""The bus of a site of several processes (``server/bus.py``) on a real Redis, and a process's own bus.
+"""The bus of a site of several processes (``server/site/``) on a real Redis, and a process's own bus.
 
 Each test plays two or three processes' buses in one event loop against one Redis: leases, presence,
 the shared limits and the news, also across a restart of Redis and the death of a process.
@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from elferraus.server.bus import ALIVE_TTL, LEASE_TTL, STEWARD_TICK, BusError, LocalBus, RedisBus, open_bus
+from elferraus.server.site.bus import ALIVE_TTL, LEASE_TTL, STEWARD_TICK, BusError, LocalBus
+from elferraus.server.site.redis import RedisBus, open_bus
 from redis_helpers import RedisServer, redis_server
 
 
@@ -79,7 +80,7 @@ def test_a_token_given_back_may_be_taken_again_but_never_fills_a_bucket_past_its
 
 
 def test_a_process_alone_forgets_the_buckets_that_have_refilled(monkeypatch: pytest.MonkeyPatch) -> None:
-    from elferraus.server import bus as module
+    from elferraus.server.site import bus as module
 
     monkeypatch.setattr(module, "MAX_TRACKED_KEYS", 3)
 

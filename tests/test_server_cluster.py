@@ -26,9 +26,9 @@ from websockets.exceptions import InvalidStatus
 
 from cluster_helpers import Cluster, cluster
 from elferraus.record import read_record
-from elferraus.server.app import ROOMS_PER_MINUTE
 from elferraus.server.client import RoomClient, create_room, join_room
-from elferraus.server.reactions import REACTION_BURST, REACTION_INTERVAL
+from elferraus.server.rooms.reactions import REACTION_BURST, REACTION_INTERVAL
+from elferraus.server.web.api import ROOMS_PER_MINUTE
 from fuzz_helpers import log_problems
 from limit_helpers import close_all, flood_reactions, rush
 from nginx_helpers import SITE, Nginx, render_site

@@ -19,7 +19,8 @@ import pytest
 from clocked_server import set_clock
 from cluster_helpers import ServerProcess
 from elferraus.server.client import RoomClient, create_room
-from elferraus.server.expiry import HOUR, Swept
+from elferraus.server.storage.expiry import HOUR
+from elferraus.server.storage.types import Swept
 from expiry_helpers import MINUTE, Clock, expired, server, until
 from postgres_helpers import PostgresServer, count_rows
 from redis_helpers import RedisServer, redis_server

@@ -35,7 +35,7 @@ from cluster_clients import (
 )
 from cluster_helpers import Cluster, cluster
 from elferraus.server.client import RoomClient
-from elferraus.server.store import BUSY_TIMEOUT
+from elferraus.server.storage.sqlite import BUSY_TIMEOUT
 from fault_helpers import Ledger, hidden
 from postgres_helpers import query
 from server_helpers import get, send_move

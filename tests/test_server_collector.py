@@ -1,4 +1,4 @@
-"""How a server process paces the garbage collector (``server/collector.py``).
+"""How a server process paces the garbage collector (``server/process/collector.py``).
 
 Each case runs in a fresh interpreter: thresholds and frozen objects are the whole process's.
 """
@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from elferraus.server.collector import MIDDLE, OLD, YOUNG
+from elferraus.server.process.collector import MIDDLE, OLD, YOUNG
 
 
 def _run(script: str) -> dict[str, Any]:
@@ -25,7 +25,7 @@ def test_paced_and_settled_a_process_still_collects_the_cycles_it_makes_later() 
     found = _run(
         """
 import gc, json
-from elferraus.server import collector
+from elferraus.server.process import collector
 collector.pace()
 collector.settle()
 frozen = gc.get_freeze_count()
@@ -47,7 +47,8 @@ def test_the_server_is_paced_before_it_serves(tmp_path: Path) -> None:
     found = _run(
         f"""
 import gc, json
-from elferraus.server import limits, run_server
+from elferraus.server import run_server
+from elferraus.server.web import limits
 seen = {{}}
 def run(self, sockets=None):
     seen["thresholds"] = gc.get_threshold()
@@ -64,7 +65,9 @@ def test_the_server_settles_after_its_start_up_and_before_it_listens(tmp_path: P
     found = _run(
         f"""
 import json
-from elferraus.server import collector, limits, run_server
+from elferraus.server import run_server
+from elferraus.server.web import limits
+from elferraus.server.process import collector
 servers = []
 make = limits.BoundedServer.__init__
 def init(self, *args, **kwargs):

@@ -27,9 +27,9 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
 from elferraus.cli.main import build_parser
-from elferraus.server import limits
-from elferraus.server.limits import ConnectionGuard, safe_max_connections
-from elferraus.server.logsummary import RepeatSummary, kind_of
+from elferraus.server.process.logsummary import RepeatSummary, kind_of
+from elferraus.server.web import limits
+from elferraus.server.web.limits import ConnectionGuard, safe_max_connections
 from web_helpers import ServerProcess
 
 LIMIT = 2.0

@@ -20,11 +20,12 @@ import psycopg
 import pytest
 
 from elferraus.server.client import RoomClient
-from elferraus.server.expiry import BATCH, DAY, HOUR, Expiry, Swept
-from elferraus.server.pgschema import migrate
-from elferraus.server.rooms import hash_token
-from elferraus.server.sqlite import SqliteDatabase
-from elferraus.server.store import ExpiredRoom, Finish, RoomRow, SeatRow, Store, StoreError, open_store
+from elferraus.server.rooms.settings import hash_token
+from elferraus.server.storage.expiry import BATCH, DAY, HOUR, Expiry
+from elferraus.server.storage.pgschema import migrate
+from elferraus.server.storage.sqlite import SqliteDatabase
+from elferraus.server.storage.store import Store, open_store
+from elferraus.server.storage.types import ExpiredRoom, Finish, RoomRow, SeatRow, StoreError, Swept
 from expiry_helpers import MINUTE, TABLES, Clock, counts, expired, server, until
 from postgres_helpers import PostgresServer, count_rows, query
 from server_helpers import act, get, play_round, room_with_people, start, wait_online

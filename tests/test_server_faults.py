@@ -27,7 +27,7 @@ import pytest
 from elferraus.errors import RecordError
 from elferraus.record import read_record
 from elferraus.server.client import RoomClient
-from elferraus.server.sqlite import SCHEMA
+from elferraus.server.storage.sqlite import SCHEMA
 from fault_helpers import (
     FAULTS,
     Mounts,

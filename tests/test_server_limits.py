@@ -15,7 +15,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from elferraus.server.app import ROOM_BURST, ROOMS_PER_MINUTE
+from elferraus.server.web.api import ROOM_BURST, ROOMS_PER_MINUTE
 from limit_helpers import Answer, rush
 from web_helpers import ServerProcess
 

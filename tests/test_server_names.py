@@ -7,8 +7,8 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from elferraus.server.names import clashing_name, is_visible, looks_like_a_computer, skeleton, tidy_name
-from elferraus.server.schemas import NAME_PATTERN
+from elferraus.server.rooms.names import clashing_name, is_visible, looks_like_a_computer, skeleton, tidy_name
+from elferraus.server.rooms.schemas import NAME_PATTERN
 
 NAMES = st.text(st.characters(max_codepoint=0xFFFF, exclude_categories=("Cs",)), min_size=1, max_size=20)
 

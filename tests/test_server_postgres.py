@@ -16,9 +16,11 @@ import pytest
 from elferraus.cli.backup import database_problem
 from elferraus.cli.main import main as cli
 from elferraus.server.client import RoomClient
-from elferraus.server.pgschema import LATEST, MIGRATIONS, migrate, shown
-from elferraus.server.postgres import PostgresStore
-from elferraus.server.store import Finish, RoomRow, SeatRow, StoreError, open_store
+from elferraus.server.process.urls import shown
+from elferraus.server.storage.pgschema import LATEST, MIGRATIONS, migrate
+from elferraus.server.storage.postgres import PostgresStore
+from elferraus.server.storage.store import open_store
+from elferraus.server.storage.types import Finish, RoomRow, SeatRow, StoreError
 from postgres_helpers import PostgresServer, count_rows, query
 from server_helpers import chooser, look, room_with_people, send_move, start, wait_online
 from web_helpers import free_port, serving

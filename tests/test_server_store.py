@@ -12,8 +12,9 @@ import pytest
 
 from elferraus.record import read_record
 from elferraus.server.client import RoomClient, ServerError, join_room
-from elferraus.server.rooms import hash_token
-from elferraus.server.sqlite import SCHEMA, SeatRow, SqliteDatabase
+from elferraus.server.rooms.settings import hash_token
+from elferraus.server.storage.sqlite import SCHEMA, SqliteDatabase
+from elferraus.server.storage.types import SeatRow
 from postgres_helpers import count_rows
 from server_helpers import act, get, look, play_round, raw, room_with_people, start, wait_online
 from web_helpers import serving

@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
-from elferraus.server.rooms import hash_token
-from elferraus.server.store import Finish, MoveTakenError, RoomRow, SeatRow, Store, StoreError, open_store
+from elferraus.server.rooms.settings import hash_token
+from elferraus.server.storage.store import Store, open_store
+from elferraus.server.storage.types import Finish, MoveTakenError, RoomRow, SeatRow, StoreError
 from postgres_helpers import count_rows
 
 SETTINGS = {"players": 2, "rules": "classic", "rounds": 1, "fill": "easy", "away": 60.0, "pace": 0.0}

@@ -21,9 +21,10 @@ import pytest
 
 from elferraus.cli.main import main as cli
 from elferraus.i18n import tr
-from elferraus.server.app import ROOM_BURST
 from elferraus.server.client import RoomClient, create_room
-from elferraus.server.sqlite import BUSY_TIMEOUT, RoomRow, SqliteDatabase
+from elferraus.server.storage.sqlite import BUSY_TIMEOUT, SqliteDatabase
+from elferraus.server.storage.types import RoomRow
+from elferraus.server.web.api import ROOM_BURST
 from postgres_helpers import count_rows
 from server_helpers import chooser, get, look, room_with_people, send_move, start, wait_online
 from web_helpers import serving

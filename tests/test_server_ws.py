@@ -244,7 +244,7 @@ def test_a_websocket_from_a_foreign_origin_is_refused_when_the_site_names_its_ow
     from websockets.asyncio.client import connect
     from websockets.exceptions import InvalidStatus
 
-    from elferraus.server.origins import parse_origins
+    from elferraus.server.web.origins import parse_origins
 
     async def main() -> None:
         async with serving(str(tmp_path / "rooms.db"), allowed_origins=parse_origins(",".join(allowed))) as base:

@@ -9,7 +9,8 @@ from pathlib import Path
 
 def database_problem(path: str, bus: str | None = None) -> str | None:
     """Why the server could not use the database ``path`` or the ``bus``, in one line naming it; None if it can."""
-    from elferraus.server.store import StoreError, check_store, is_postgres
+    from elferraus.server.storage.store import check_store, is_postgres
+    from elferraus.server.storage.types import StoreError
 
     try:
         check_store(path)
@@ -19,7 +20,8 @@ def database_problem(path: str, bus: str | None = None) -> str | None:
         return None
     if not is_postgres(path):
         return "elferraus serve: --bus shares rooms between processes on one PostgreSQL database; --db is a SQLite file"
-    from elferraus.server.bus import BusError, check_bus
+    from elferraus.server.site.bus import BusError
+    from elferraus.server.site.redis import check_bus
 
     try:
         check_bus(bus)
@@ -34,9 +36,9 @@ def run_backup(args: argparse.Namespace) -> int:
     The source is only read; the copy goes to a new file or over an earlier copy, never over a database or
     one of its journal files (``elferraus.server.backup``). A refusal is one line naming the file, exit 2.
     """
-    from elferraus.server.backup import copy_database
-    from elferraus.server.sqlite import StoreError
-    from elferraus.server.store import is_postgres
+    from elferraus.server.storage.backup import copy_database
+    from elferraus.server.storage.store import is_postgres
+    from elferraus.server.storage.types import StoreError
 
     if is_postgres(args.db):
         print("elferraus backup: a PostgreSQL database is copied with pg_dump (docs/deploy.md)", file=sys.stderr)

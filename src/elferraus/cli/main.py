@@ -67,7 +67,7 @@ def _positive_float(text: str) -> float:
 
 
 def _origins(text: str) -> frozenset[str]:
-    from elferraus.server.origins import parse_origins
+    from elferraus.server.web.origins import parse_origins
 
     try:
         return parse_origins(text)
@@ -391,7 +391,7 @@ def _dispatch(argv: Sequence[str] | None) -> int:
             print(problem, file=sys.stderr)
             return 2
         from elferraus.server import run_server
-        from elferraus.server.expiry import Expiry
+        from elferraus.server.storage.expiry import Expiry
 
         expiry = Expiry(args.expire_waiting, args.expire_finished, args.expire_abandoned, args.keep_records)
         return run_server(

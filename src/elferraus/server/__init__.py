@@ -9,8 +9,9 @@ import contextlib
 import logging
 from typing import Any
 
-from elferraus.server.app import ROOMS_PER_MINUTE, create_app
-from elferraus.server.expiry import Expiry
+from elferraus.server.storage.expiry import Expiry
+from elferraus.server.web.api import ROOMS_PER_MINUTE
+from elferraus.server.web.app import create_app
 
 WS_MAX_SIZE = 65536
 """Frames larger than this are cut off by uvicorn itself (the app refuses anything over 4 KB)."""
@@ -33,7 +34,7 @@ def run_server(
     """Serve until interrupted; returns the exit code.
 
     Args:
-        bus: a Redis URL shared with the site's other processes (``bus.py``), or None: this process alone.
+        bus: a Redis URL shared with the site's other processes (``site/``), or None: this process alone.
         request_timeout: seconds a client has to send a whole request (default ``limits.REQUEST_TIMEOUT``).
         max_connections_per_address: connections one address may hold open, 0: no limit
             (default ``limits.MAX_CONNECTIONS_PER_ADDRESS``).
@@ -47,10 +48,11 @@ def run_server(
     """
     import uvicorn
 
-    from elferraus.server import collector, limits
-    from elferraus.server.logsummary import summarise_repeats
-    from elferraus.server.pgschema import shown
-    from elferraus.server.proxies import ForwardedClientLimit
+    from elferraus.server.process import collector
+    from elferraus.server.process.logsummary import summarise_repeats
+    from elferraus.server.process.urls import shown
+    from elferraus.server.web import limits
+    from elferraus.server.web.proxies import ForwardedClientLimit
 
     timeout = limits.REQUEST_TIMEOUT if request_timeout is None else request_timeout
     per_address = max_connections_per_address

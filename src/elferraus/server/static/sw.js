@@ -1,7 +1,7 @@
 // The service worker: keeps the page's own files for the next visit and for a
 // bad line. The server sends it from /sw.js (the whole site is its scope) with
 // BUILD filled in: a version that changes with any of the files, and their
-// list (server/worker.py). Served as it is here, BUILD is null and it keeps nothing.
+// list (server/web/worker.py). Served as it is here, BUILD is null and it keeps nothing.
 //
 // - The page's files (/static/...) come from this version's cache, fetched
 //   once at install; a new version of the files is a new worker with a new

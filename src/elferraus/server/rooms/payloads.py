@@ -6,7 +6,7 @@ draw hidden. Once the round is over the hands are public.
 
 Every word the page shows of the game comes from here as a *message*:
 ``{"key", "params"}``, a key of ``/api/messages`` with its parameters, made
-by :mod:`elferraus.words` (a parameter ``seat`` stands for that seat's name,
+by :mod:`elferraus.table.words` (a parameter ``seat`` stands for that seat's name,
 ``seats`` for several). A message shared by every reader may carry ``"you"``:
 the key the reader holding ``params.seat`` reads instead ("You won!"). The
 page only fills them in; it decides nothing about the game
@@ -112,8 +112,8 @@ def view_payload(view: SeatView, *, made_for: Message | None = None, making: Mov
     ``legal``: its legal moves; ``making``: ``making``, the only legal move
     the table is about to make for it (:meth:`Table.made_for_person`), else
     null; ``prompt``: on its turn, what it may do now (the status line,
-    :func:`elferraus.words.status`), or while ``making`` why its turn has no
-    choice (:func:`elferraus.words.made_for_coming`);
+    :func:`elferraus.table.words.status`), or while ``making`` why its turn has no
+    choice (:func:`elferraus.table.words.made_for_coming`);
     ``log``: the move log as this seat reads it (its own moves as "you", its
     own draws with the card); ``log_from``: the first move of ``moves`` and
     ``log`` here (0 here: all of them; :func:`view_text` sends a connection

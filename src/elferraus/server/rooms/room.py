@@ -9,52 +9,45 @@ client gets a ``state`` built from its own seat. The room's
 :class:`~elferraus.table.session.Table` makes every move, a person's and a
 computer's (computers, and those standing in for absent people, think in a
 worker thread); the room only stores them first and keeps the pace.
+
+What a room is made of is in ``settings.py``; the turns that wait for nobody
+are driven by ``driver.py`` (``Driving``), and the copy of a room on a site of
+several processes is kept in step by ``replica.py`` (``Replica``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import json
 import logging
 import secrets
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
-from elferraus.bots import Bot
 from elferraus.errors import IllegalMoveError, NotationError
-from elferraus.game import Game
-from elferraus.i18n import Lang, explain, tr
+from elferraus.i18n import tr
 from elferraus.match import Match
 from elferraus.moves import Move
 from elferraus.record import read_record
-from elferraus.rules import PRESETS, Rules
-from elferraus.server.expiry import Clock
-from elferraus.server.names import clashing_name, looks_like_a_computer
-from elferraus.server.payloads import game_payload, game_text, hidden_moves, view_text
-from elferraus.server.reactions import reaction_text
-from elferraus.server.store import (
+from elferraus.rules import Rules
+from elferraus.server.rooms.driver import Driving
+from elferraus.server.rooms.payloads import game_payload, game_text, hidden_moves, view_text
+from elferraus.server.rooms.reactions import reaction_text
+from elferraus.server.rooms.replica import Replica
+from elferraus.server.rooms.settings import Event, RoomError, RoomSettings, SeatState, Status, check_name, hash_token
+from elferraus.server.storage.expiry import Clock
+from elferraus.server.storage.store import Store
+from elferraus.server.storage.types import (
     ConflictError,
-    ExpiredRoom,
     Finish,
     RoomRow,
     SeatRow,
-    Store,
     StoreError,
-    UnreadableRoom,
 )
 from elferraus.table.session import Seat, Table, TableSetup, TurnError
 
-CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
-CODE_LENGTH = 6
-LEVELS = ("easy", "medium", "hard", "expert")
-Status = Literal["waiting", "playing", "round_over", "match_over"]
-RETRY_FIRST = 0.5
-RETRY_LONGEST = 8.0
-"""Seconds a computer waits before it tries again to store a move the database refused (doubling each time)."""
 LOG = logging.getLogger("elferraus.server")
 T = TypeVar("T")
 R = TypeVar("R")
@@ -66,116 +59,10 @@ def _retrieve(task: asyncio.Task[Any]) -> None:
         task.exception()
 
 
-class RoomError(Exception):
-    """A refused request: ``code`` (stable, see docs/web-protocol.md) and a message key with details."""
-
-    def __init__(self, code: str, key: str | None = None, **details: object) -> None:
-        super().__init__(code)
-        self.code = code
-        self.key = key or f"web_error_{code}"
-        self.details = details
-
-    def message(self, lang: Lang) -> str:
-        """The refusal in words."""
-        if self.code == "illegal":
-            reason, details = self.details["reason"], self.details["details"]
-            assert isinstance(reason, str)
-            assert isinstance(details, dict)
-            return explain(reason, details, lang)
-        try:
-            return tr(self.key, lang, **self.details)
-        except KeyError:
-            return self.code
-
-
-def check_name(name: str, others: list[str]) -> None:
-    """Refuse ``name`` for a person at a table whose other seats are called ``others``.
-
-    Raises:
-        RoomError: it reads as a computer's label (``bad_request``), or looks like one of ``others``
-            (``name_taken``).
-    """
-    if looks_like_a_computer(name):
-        raise RoomError("bad_request", "web_error_name_computer", field="name")
-    if (other := clashing_name(name, others)) is not None:
-        raise RoomError("name_taken", "web_error_name_taken", field="name", name=other)
-
-
-def hash_token(token: str) -> str:
-    """What the store keeps of a seat's token."""
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
-@dataclass(frozen=True)
-class RoomSettings:
-    """What the host chose."""
-
-    players: int
-    rules: str = "classic"
-    rounds: int = 1
-    fill: str = "medium"
-    away: float = 60.0
-    pace: float = 0.8
-
-    def __post_init__(self) -> None:
-        if not 2 <= self.players <= 6:
-            raise RoomError("bad_request", "web_error_players")
-        if self.rules not in PRESETS:
-            raise RoomError("bad_request", "web_error_rules")
-        if not 1 <= self.rounds <= 20:
-            raise RoomError("bad_request", "web_error_rounds")
-        if self.fill not in LEVELS:
-            raise RoomError("bad_request", "web_error_level")
-        if not 5 <= self.away <= 3600 or not 0 <= self.pace <= 5:
-            raise RoomError("bad_request", "web_error_timing")
-
-    def to_dict(self) -> dict[str, Any]:
-        """As stored and shown."""
-        return {
-            "players": self.players,
-            "rules": self.rules,
-            "rounds": self.rounds,
-            "fill": self.fill,
-            "away": self.away,
-            "pace": self.pace,
-        }
-
-
-@dataclass
-class SeatState:
-    """One seat of a room."""
-
-    seat: int
-    name: str
-    kind: Literal["person", "computer", "open"]
-    level: str | None = None
-    token_hash: str | None = None
-    online: int = 0
-    """Open connections holding this seat's token."""
-    offline_since: float = field(default_factory=time.monotonic)
-
-    def row(self) -> SeatRow:
-        """As stored."""
-        return SeatRow(self.seat, self.name, self.kind, self.level, self.token_hash)
-
-    def public(self, *, auto: bool) -> dict[str, Any]:
-        """As every client sees it; ``auto``: a computer plays for this absent person now."""
-        return {
-            "seat": self.seat,
-            "name": self.name,
-            "kind": self.kind,
-            "level": self.level,
-            "online": self.online > 0 if self.kind == "person" else self.kind == "computer",
-            "auto": auto,
-        }
-
-
 Listener = Callable[["Room"], None]
-Event = dict[str, Any]
-"""A committed change as the other processes of the site hear of it (``bus.py``): ``{"k": kind, ...}``."""
 
 
-class Room:
+class Room(Driving, Replica):
     """A table of people and computers playing a match, and the clients watching it."""
 
     def __init__(self, code: str, settings: RoomSettings, seats: list[SeatState], store: Store) -> None:
@@ -575,19 +462,7 @@ class Room:
         self.tell({"k": "room"})
         self.ensure_driver()
 
-    # -- computers ------------------------------------------------------------
-
-    def ensure_driver(self) -> None:
-        """Run the task that plays the computers' turns (once per room, on the process that leads it)."""
-        if not self.leading or self.status != "playing" or self.expired:
-            return
-        if self._driver is None or self._driver.done():
-            self._driver = asyncio.get_running_loop().create_task(self._drive(), name=f"room {self.code}")
-            self._driver.add_done_callback(self._driver_ended)
-
-    def _driver_ended(self, task: asyncio.Task[None]) -> None:
-        if not task.cancelled() and task.exception() is not None:
-            LOG.error("room %s: the computers stopped playing", self.code, exc_info=task.exception())
+    # -- the room's life ------------------------------------------------------
 
     def expire(self) -> None:
         """The room expired: stop playing it, refuse every change from now on, and tell its clients (who are sent
@@ -604,227 +479,6 @@ class Room:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
-
-    def lead(self) -> None:
-        """This process took the room's lease: it drives the computers and the away timer from now on."""
-        self.leading = True
-        self.ensure_driver()
-
-    def follow(self) -> None:
-        """Another process leads the room: stop driving it."""
-        self.leading = False
-        if self._driver is not None:
-            self._driver.cancel()
-
-    async def _drive(self) -> None:
-        """Let the table make every move that waits for nobody, at the room's pace; wait while a person chooses.
-
-        The moves that wait for nobody: a computer's, and a person's only legal move
-        (:meth:`Table.made_for_person`, the rule of every front end), made at the same pace so that
-        the person sees his turn go on.
-        """
-        while self.status == "playing" and self.table is not None:
-            table = self.table
-            game = table.game
-            step = table.next_step()
-            if step.kind in ("round_over", "match_over") or step.seat is None:
-                return
-            seat = step.seat
-            if step.kind == "ask":
-                await self._wait_for_person(seat)
-                continue
-            at = game.move_count
-            player = table.bots.get(seat)
-            await asyncio.sleep(self.settings.pace)
-            if self.table is not table or table.game is not game or game.move_count != at:
-                continue
-            if table.bots.get(seat) is not player:  # a stand-in came or went meanwhile
-                continue
-            # A computer may think a while (in a worker thread); a person's only move is known at once.
-            move = step.move if step.move is not None else await asyncio.to_thread(table.think)
-            await self._automatic_moves(game, at, seat, player, move)
-
-    async def _automatic_moves(self, game: Game, at: int, seat: int, player: Bot | None, move: Move) -> None:
-        """Make a move the table made without a person's choice (``player``: the computer that chose it, or None
-        for a person's only move), retrying with backoff while the store refuses it."""
-        delay = RETRY_FIRST
-        failures = 0
-        while True:
-
-            async def change() -> None:
-                assert self.table is not None
-                unchanged = self.status == "playing" and self.table.game is game and game.move_count == at
-                # A person back in time plays himself; a person's only move is the same whoever makes it.
-                if unchanged and self.table.bots.get(seat) is player:
-                    await self._push(move)
-
-            try:
-                await self._change(change)
-            except RoomError as error:
-                if error.code == "stale":  # another process played this turn first; the room is read again
-                    return
-                if error.code == "room_expired":  # nobody will play on here
-                    return
-                if error.code != "store_unavailable":
-                    raise
-                failures += 1
-                if failures == 1:
-                    LOG.warning("room %s: a computer's move is not stored yet; retrying", self.code)
-                await asyncio.sleep(delay)
-                delay = min(RETRY_LONGEST, delay * 2)
-                continue
-            if failures:
-                LOG.warning("room %s: the computer's move was stored after %d failed tries", self.code, failures)
-            return
-
-    async def _wait_for_person(self, seat: int) -> None:
-        """Until something changes, or until the person to move has been away too long."""
-        state = self.seats[seat]
-        self._wake.clear()
-        timeout = None
-        if state.online == 0:
-            timeout = max(0.0, state.offline_since + self.settings.away - time.monotonic())
-        try:
-            await asyncio.wait_for(self._wake.wait(), timeout)
-        except TimeoutError:
-            if state.online == 0 and self.table is not None and seat not in self.table.away:
-                self.table.stand_in(seat)
-                self._changed()
-                self.tell({"k": "away", "s": sorted(self.table.away)})
-
-    # -- news from the site's other processes -----------------------------------
-
-    async def hear(self, event: Event) -> None:
-        """Apply a change another process committed (``Event``), in the order they come.
-
-        A move that follows the last one known is played here too; anything else, or a move that does not
-        follow (news was missed), makes the room be read again from the database.
-        """
-        kind = event.get("k")
-        seq = event.get("q") if isinstance(event.get("q"), int) else None
-        if self.expired:
-            return
-        if kind == "react":
-            if isinstance(event.get("t"), str):
-                self.hear_reaction(event["t"])
-            return
-        if kind == "presence":
-            return  # the lobby reads the counts and calls set_elsewhere
-        if kind == "away":
-            seats = event.get("s")
-            if isinstance(seats, list) and self.table is not None and not self.leading:
-                self._mirror_away({seat for seat in seats if isinstance(seat, int)}, seq)
-            return
-
-        async def change() -> None:
-            if kind == "move" and self._follows(event):
-                assert self.table is not None
-                text = str(event["t"])  # as the record writes it: the seat, the move, a drawn card ("0 draw Y5")
-                seat, _, rest = text.partition(" ")
-                move, _, drawn = rest.partition(" ")
-                self.table.play(Move.parse(move), int(seat))
-                if drawn and self.table.game.record_moves()[-1] != text:
-                    raise RoomError("stale")  # another card drawn: this copy is not the stored game
-                if (step := self.table.next_step()).kind in ("round_over", "match_over"):
-                    self.status = step.kind
-                self._changed(seq)
-            elif kind == "move" and self._known(event):
-                if seq is not None and seq - 1 > self.seq:  # this copy got there by reading: take the number
-                    self._changed(seq)
-            else:
-                await self._reload(seq)
-
-        try:
-            await self._change(change)
-        except (RoomError, StoreError, NotationError, IllegalMoveError, TurnError, ValueError) as error:
-            LOG.warning("room %s: news from another server not applied (%s); reading it again", self.code, error)
-            self.reload_soon()
-
-    def _follows(self, event: Event) -> bool:
-        """Whether ``event`` is the move right after the last one this copy knows."""
-        if self.table is None or self.status != "playing" or event.get("g") != self.game_id:
-            return False
-        return event.get("n") == self.table.game.move_count and isinstance(event.get("t"), str)
-
-    def _known(self, event: Event) -> bool:
-        """Whether this copy has the move ``event`` already (it made it, or read it since)."""
-        number = event.get("n")
-        if self.table is None or event.get("g") != self.game_id or not isinstance(number, int):
-            return False
-        return number < self.table.game.move_count
-
-    def _mirror_away(self, away: set[int], seq: int | None) -> None:
-        assert self.table is not None
-        for seat in away - self.table.away:
-            self.table.stand_in(seat)
-        for seat in self.table.away - away:
-            self.table.come_back(seat)
-        self._changed(seq)
-
-    def reload_soon(self) -> None:
-        """Read the room again from the database once the change under way is done.
-
-        Asked again while a reading is under way, it reads once more after it: that reading may have
-        begun before the change that asks.
-        """
-        self._reload_wanted = True
-        if self._reloading is None or self._reloading.done():
-            self._reloading = asyncio.get_running_loop().create_task(self._reload_locked(), name=f"reload {self.code}")
-
-    async def _reload_locked(self) -> None:
-        while self._reload_wanted and not self.expired:
-            self._reload_wanted = False
-            try:
-                await self._change(self._reload)
-            except (StoreError, RoomError) as error:
-                LOG.warning("room %s: not read again (%s)", self.code, error)
-                return
-
-    async def reload(self) -> None:
-        """Read the room again from the database, now (the caller does not hold the lock)."""
-        await self._change(self._reload)
-
-    async def _reload(self, seq: int | None = None) -> None:
-        """Replace this copy by the room as stored (the caller holds the lock); its clients are told (at ``seq``,
-        the number another process gave the change that made it read the room again)."""
-        row = await self.store.room(self.code)
-        if row is None or isinstance(row, ExpiredRoom):  # another process expired it (None: and forgot it since)
-            LOG.info("room %s: it expired", self.code)
-            self.gone()
-            return
-        if isinstance(row, UnreadableRoom):
-            LOG.warning("room %s: cannot be read again: %s", self.code, row.reason)
-            return
-        if self._same_as(row):  # nothing new: the clients are not sent the same state again
-            if seq is not None and seq - 1 > self.seq:
-                self._changed(seq)
-            return
-        fresh = await asyncio.to_thread(Room.restore, row, self.store)
-        away = self.table.away if self.table is not None else set()
-        self.settings, self.status, self.game_id = fresh.settings, fresh.status, fresh.game_id
-        for state, stored in zip(self.seats, fresh.seats, strict=True):
-            state.name, state.kind, state.level, state.token_hash = (
-                stored.name,
-                stored.kind,
-                stored.level,
-                stored.token_hash,
-            )
-        self.table = fresh.table
-        if self.table is not None:
-            for seat in away:
-                if self.table.is_person(seat):
-                    self.table.stand_in(seat)
-        self._changed(seq)
-        self.ensure_driver()
-
-    def _same_as(self, row: RoomRow) -> bool:
-        """Whether this copy already is the room as ``row`` stores it (status, seats, game and its moves)."""
-        if row.status != self.status or row.seats != [state.row() for state in self.seats]:
-            return False
-        if not row.games:
-            return self.table is None
-        last = row.games[-1]
-        return self.table is not None and last.id == self.game_id and len(last.moves) == self.table.game.move_count
 
     # -- restoring ------------------------------------------------------------
 
@@ -868,12 +522,4 @@ class Room:
         return room
 
 
-async def new_code(taken: Callable[[str], Awaitable[bool]]) -> str:
-    """A fresh room code."""
-    while True:
-        code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
-        if not await taken(code):
-            return code
-
-
-__all__ = ["Game", "Room", "RoomError", "RoomSettings", "SeatState", "new_code"]
+__all__ = ["Room"]

@@ -1,11 +1,11 @@
 """Every room of this server: made, found, brought back after a restart, kept in step with the site.
 
-On a site of several processes (``bus.py``) every process keeps a copy of
+On a site of several processes (``site/bus.py``) every process keeps a copy of
 every room it has heard of, applies the news the others publish, leads the
 rooms whose lease it holds, and reads a room it never saw from the database
 when a client asks for it.
 
-Rooms nobody uses expire (``expiry.py``): every process sweeps now and then
+Rooms nobody uses expire (``storage/expiry.py``): every process sweeps now and then
 (``Lobby.sweep``), first stamping the rooms its clients are in as active,
 and forgets a room that expired, here or on another process.
 """
@@ -20,11 +20,10 @@ import time
 from typing import Any
 
 from elferraus.i18n import tr
-from elferraus.server.bus import STEWARD_TICK, Bus, LocalBus
-from elferraus.server.expiry import BATCH, DAY, STAMP_EVERY, Clock, Expiry, Swept
-from elferraus.server.rooms import (
+from elferraus.server.rooms.room import Room
+from elferraus.server.rooms.schemas import NewRoom
+from elferraus.server.rooms.settings import (
     CODE_LENGTH,
-    Room,
     RoomError,
     RoomSettings,
     SeatState,
@@ -32,8 +31,10 @@ from elferraus.server.rooms import (
     hash_token,
     new_code,
 )
-from elferraus.server.schemas import NewRoom
-from elferraus.server.store import ExpiredRoom, RoomRow, Store, StoreError, UnreadableRoom
+from elferraus.server.site.bus import STEWARD_TICK, Bus, LocalBus
+from elferraus.server.storage.expiry import BATCH, DAY, STAMP_EVERY, Clock, Expiry
+from elferraus.server.storage.store import Store
+from elferraus.server.storage.types import ExpiredRoom, RoomRow, StoreError, Swept, UnreadableRoom
 
 LOG = logging.getLogger("elferraus.server")
 PRESENCE_EVERY = 4

@@ -27,9 +27,9 @@ from pydantic import (
 
 from elferraus.i18n import Lang, tr
 from elferraus.rules import PRESETS
-from elferraus.server.names import is_visible, tidy_name
-from elferraus.server.reactions import REACTIONS, Reaction
-from elferraus.server.rooms import CODE_ALPHABET, CODE_LENGTH, LEVELS, RoomError
+from elferraus.server.rooms.names import is_visible, tidy_name
+from elferraus.server.rooms.reactions import REACTIONS, Reaction
+from elferraus.server.rooms.settings import CODE_ALPHABET, CODE_LENGTH, LEVELS, RoomError
 
 MAX_SEATS = 6
 MAX_GAME_ID = 2**53 - 1

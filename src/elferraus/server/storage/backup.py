@@ -20,7 +20,8 @@ import sqlite3
 import stat
 from pathlib import Path
 
-from elferraus.server.sqlite import StoreError, reason_of, schema_problem, tables_of
+from elferraus.server.storage.sqlite import reason_of, tables_of
+from elferraus.server.storage.types import StoreError, schema_problem
 
 JOURNALS = {"-wal": "write-ahead log", "-shm": "shared-memory index", "-journal": "rollback journal"}
 """The files SQLite keeps beside a database, by the ending of their names."""

@@ -21,10 +21,11 @@ import psycopg
 from psycopg.types.json import Json
 from psycopg_pool import AsyncConnectionPool
 
-from elferraus.server.expiry import STAMP_EVERY, Clock, Expiry, Swept
-from elferraus.server.pgschema import migrate, shown
-from elferraus.server.sqlite import (
-    BUSY_TIMEOUT,
+from elferraus.server.process.urls import shown
+from elferraus.server.storage.expiry import STAMP_EVERY, Clock, Expiry
+from elferraus.server.storage.pgschema import migrate
+from elferraus.server.storage.sqlite import BUSY_TIMEOUT
+from elferraus.server.storage.types import (
     ConflictError,
     ExpiredRoom,
     Finish,
@@ -33,6 +34,7 @@ from elferraus.server.sqlite import (
     RoomRow,
     SeatRow,
     StoreError,
+    Swept,
     UnreadableRoom,
 )
 

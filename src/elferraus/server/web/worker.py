@@ -15,7 +15,9 @@ from pathlib import Path
 TEMPLATE = "sw.js"
 PLACEHOLDER = "const BUILD = null;"
 NOT_KEPT = {TEMPLATE, "index.html"}
-"""Files of ``static/`` the worker does not keep under ``/static/``: itself, and the page (kept as ``/``)."""
+"""Files of ``static/`` the worker does not keep under ``/static/``: itself, and the page (kept as ``/``).
+
+Every other file of ``static/`` and its folders (``js/``, ``css/``, ``icons/``) is kept, under its path there."""
 
 _Stamp = tuple[tuple[str, int, int], ...]
 
@@ -29,19 +31,25 @@ class ServiceWorker:
         self._script = ""
         self._version = ""
 
-    def _files(self) -> list[Path]:
-        return sorted(path for path in self.static.iterdir() if path.is_file() and not path.name.startswith("."))
+    def _files(self) -> list[tuple[str, Path]]:
+        """Every file of the page with its path in ``static`` (``js/app.js``), hidden files and folders left out."""
+        found = []
+        for path in self.static.rglob("*"):
+            name = path.relative_to(self.static).as_posix()
+            if path.is_file() and not any(part.startswith(".") for part in name.split("/")):
+                found.append((name, path))
+        return sorted(found)
 
     def _look(self) -> None:
         files = self._files()
-        stamp = tuple((path.name, path.stat().st_size, path.stat().st_mtime_ns) for path in files)
+        stamp = tuple((name, path.stat().st_size, path.stat().st_mtime_ns) for name, path in files)
         if stamp == self._stamp:
             return
         digest = hashlib.sha256()
-        for path in files:
-            digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+        for name, path in files:
+            digest.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
         version = digest.hexdigest()[:16]
-        kept = [f"/static/{path.name}" for path in files if path.name not in NOT_KEPT]
+        kept = [f"/static/{name}" for name, _path in files if name not in NOT_KEPT]
         template = (self.static / TEMPLATE).read_text(encoding="utf-8")
         if template.count(PLACEHOLDER) != 1:
             raise ValueError(f"{self.static / TEMPLATE} must hold the line {PLACEHOLDER!r} once")

@@ -19,8 +19,8 @@ from typing import Any, cast
 from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
-from elferraus.server.bus import Bus, LocalBus
-from elferraus.server.limits import address_key
+from elferraus.server.site.bus import Bus, LocalBus
+from elferraus.server.web.limits import address_key
 
 TOO_MANY = json.dumps(
     {"error": "too_many_connections", "message": "Too many connections from your address at once."}

@@ -1,6 +1,6 @@
 """The server's SQLite database, as plain blocking calls.
 
-Only ``SqliteStore`` (``store.py``) calls these, on its worker threads; the
+Only ``SqliteStore`` (``sqlite_store.py``) calls these, on its worker threads; the
 event loop never waits for SQLite. Every change is one transaction: a move,
 and for the last move of a round the result and the room's status with it,
 are kept together or not at all. WAL with ``synchronous=NORMAL`` survives
@@ -14,12 +14,23 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Collection, Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from elferraus.server.expiry import Clock, Expiry, Swept
+from elferraus.server.storage.expiry import Clock, Expiry
+from elferraus.server.storage.types import (
+    ConflictError,
+    ExpiredRoom,
+    Finish,
+    GameRow,
+    RoomRow,
+    SeatRow,
+    StoreError,
+    Swept,
+    UnreadableRoom,
+    schema_problem,
+)
 
 BUSY_TIMEOUT = 2.0
 """Seconds a write waits for another process's lock before it fails (and the mover is told to retry)."""
@@ -63,105 +74,6 @@ CREATE INDEX IF NOT EXISTS games_by_finish ON games (finished);
 an expired room (status ``expired``: no seats, no unfinished game) the moment it expired; a database made
 before that column is given it when it is opened (``SqliteDatabase._upgrade``)."""
 
-SERVER_TABLES: dict[str, tuple[str, ...]] = {
-    "rooms": ("code", "settings", "status", "created"),
-    "seats": ("code", "seat", "name", "kind", "level", "token_hash"),
-    "games": ("id", "code", "match_seed", "round", "deal", "result", "finished"),
-    "moves": ("game", "n", "text"),
-}
-"""The server's tables and the columns every database of the server has in them, on SQLite and PostgreSQL.
-
-These are the columns of ``SCHEMA`` before any upgrade: a column that a later upgrade adds when the server
-opens a database is not listed, so that a database made before that upgrade (a backup's source, a database
-about to be upgraded) is still taken for one of the server's. More columns than these are accepted."""
-
-
-class StoreError(Exception):
-    """The database could not do what was asked; nothing of it was kept.
-
-    Args:
-        path: the database.
-        reason: what went wrong, in words.
-    """
-
-    def __init__(self, path: str, reason: str) -> None:
-        super().__init__(f"{path}: {reason}")
-        self.path = path
-        self.reason = reason
-
-
-class ConflictError(StoreError):
-    """The room changed in the database since this server last read it: another server's change came first.
-
-    Only another server process on the same database can get there first (a room's changes are made one at
-    a time in its process); the database decides, and the later change is refused as ``stale``.
-    """
-
-
-class MoveTakenError(ConflictError):
-    """Another move is already stored under that number of the game: someone else's was accepted first.
-
-    The database's key on (game, move number) decides.
-    """
-
-
-@dataclass(frozen=True)
-class SeatRow:
-    """A seat as stored."""
-
-    seat: int
-    name: str
-    kind: str
-    level: str | None
-    token_hash: str | None
-
-
-@dataclass(frozen=True)
-class GameRow:
-    """A game as stored: its record without moves, its moves, its result."""
-
-    id: int
-    match_seed: int
-    round: int
-    deal: dict[str, Any]
-    moves: list[str]
-    result: dict[str, Any] | None
-
-
-@dataclass(frozen=True)
-class RoomRow:
-    """A room as stored, with its seats and the games of its current match."""
-
-    code: str
-    settings: dict[str, Any]
-    status: str
-    seats: list[SeatRow]
-    games: list[GameRow]
-
-
-@dataclass(frozen=True)
-class UnreadableRoom:
-    """A stored room whose rows could not be read back."""
-
-    code: str
-    reason: str
-
-
-@dataclass(frozen=True)
-class ExpiredRoom:
-    """A stored room that expired (``expiry.py``): its code is kept from new rooms, and answers that it expired."""
-
-    code: str
-
-
-@dataclass(frozen=True)
-class Finish:
-    """What the last move of a round stores with it: the result, and the room's new status."""
-
-    code: str
-    result: dict[str, Any]
-    status: str
-
 
 def check_database(path: str) -> None:
     """Refuse, in words naming ``path``, a database the server could not use.
@@ -184,38 +96,6 @@ def check_database(path: str) -> None:
     elif not os.access(folder, os.W_OK | os.X_OK):
         raise StoreError(path, f"a new database cannot be made in the folder {str(folder)!r}")
     SqliteDatabase(path).close()
-
-
-def schema_problem(tables: Mapping[str, Collection[str]], *, new: bool = False) -> str | None:
-    """Why a database with these ``tables`` is not a database of this server, in words; None if it is one.
-
-    Args:
-        tables: the database's tables (on PostgreSQL: those named as the server's), each with its columns.
-        new: a database the server is about to make its tables in: one without any table, or with only
-            some of the server's, is accepted too.
-
-    >>> schema_problem({"rooms": ["id", "name"]}, new=True)
-    "the table 'rooms' is not the server's: it has no column code, settings, status, created"
-    >>> schema_problem({"notes": ["text"]}, new=True)
-    "this is another program's database (its tables: notes), without the server's tables rooms, seats, games, moves"
-    >>> schema_problem({}, new=True) is None, schema_problem({})
-    (True, "none of the server's tables is there (rooms, seats, games, moves)")
-    """
-    names = {name.lower(): {column.lower() for column in columns} for name, columns in tables.items()}
-    for table, needed in SERVER_TABLES.items():
-        if table in names and (missing := [column for column in needed if column not in names[table]]):
-            return f"the table {table!r} is not the server's: it has no column {', '.join(missing)}"
-    ours = [table for table in SERVER_TABLES if table in names]
-    if len(ours) == len(SERVER_TABLES) or (new and (ours or not names)):
-        return None
-    if ours:
-        missing = [table for table in SERVER_TABLES if table not in names]
-        return f"it lacks the server's table{'s' if len(missing) > 1 else ''} {', '.join(missing)}"
-    expected = ", ".join(SERVER_TABLES)
-    if not names:
-        return f"none of the server's tables is there ({expected})"
-    others = ", ".join(sorted(names))
-    return f"this is another program's database (its tables: {others}), without the server's tables {expected}"
 
 
 def tables_of(connection: sqlite3.Connection) -> dict[str, list[str]]:

@@ -21,10 +21,11 @@ from typing import Any
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from elferraus.i18n import Lang
-from elferraus.server.bus import Bus
-from elferraus.server.reactions import MAX_QUEUED_REACTIONS, REACTION_BURST, REACTION_INTERVAL
-from elferraus.server.rooms import Room, RoomError
-from elferraus.server.schemas import Act, Hello, MoveFrame, ReactFrame, message_of, read_frame, too_deep
+from elferraus.server.rooms.reactions import MAX_QUEUED_REACTIONS, REACTION_BURST, REACTION_INTERVAL
+from elferraus.server.rooms.room import Room
+from elferraus.server.rooms.schemas import Act, Hello, MoveFrame, ReactFrame, message_of, read_frame, too_deep
+from elferraus.server.rooms.settings import RoomError
+from elferraus.server.site.bus import Bus
 
 MAX_FRAME = 4096
 """The longest text frame a client may send (bytes)."""

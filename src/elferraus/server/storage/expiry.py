@@ -89,18 +89,4 @@ class Expiry:
         return min(SWEEP_EVERY, shortest / 4)
 
 
-@dataclass(frozen=True)
-class Swept:
-    """What one transaction of a sweep did."""
-
-    expired: tuple[str, ...] = ()
-    """The rooms that expired."""
-    games: int = 0
-    """Finished games deleted, their records kept long enough."""
-    forgotten: tuple[str, ...] = ()
-    """Expired rooms whose rows were deleted: their codes may be given to new rooms."""
-    more: bool = False
-    """A step did as much as one transaction may: there may be more to do."""
-
-
-__all__ = ["BATCH", "DAY", "HOUR", "STAMP_EVERY", "SWEEP_EVERY", "Clock", "Expiry", "Swept"]
+__all__ = ["BATCH", "DAY", "HOUR", "STAMP_EVERY", "SWEEP_EVERY", "Clock", "Expiry"]

@@ -34,8 +34,8 @@ import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
-from elferraus.server import collector
-from elferraus.server.logsummary import RepeatSummary
+from elferraus.server.process import collector
+from elferraus.server.process.logsummary import RepeatSummary
 
 REQUEST_TIMEOUT = 10.0
 """Seconds a client has to send a whole request: a request fits in one packet, and a phone on

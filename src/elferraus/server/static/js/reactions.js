@@ -7,7 +7,7 @@
 import { h, fill, icon } from "./dom.js";
 import { t } from "./i18n.js";
 
-/** Every reaction, as the server knows them (server/reactions.py), in the order offered. */
+/** Every reaction, as the server knows them (server/rooms/reactions.py), in the order offered. */
 export const REACTIONS = [
   { id: "well_played" },
   { id: "oops" },

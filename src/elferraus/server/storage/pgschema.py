@@ -15,9 +15,9 @@ was released: databases out there are at that version already.
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
-from urllib.parse import urlsplit, urlunsplit
 
-from elferraus.server.sqlite import SERVER_TABLES, StoreError, schema_problem
+from elferraus.server.process.urls import shown
+from elferraus.server.storage.types import SERVER_TABLES, StoreError, schema_problem
 
 if TYPE_CHECKING:
     from psycopg import AsyncConnection
@@ -84,15 +84,6 @@ LATEST = len(MIGRATIONS)
 
 _UPGRADE_LOCK = 0x656C666572726175
 """The advisory lock that one upgrade at a time holds (the bytes of "elferrau")."""
-
-
-def shown(url: str) -> str:
-    """``url`` as it may be printed and logged: its password, if any, replaced by ``***``."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.netloc.rpartition("@")[2]
-    return urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
 
 
 async def schema_version(connection: AsyncConnection[tuple[object, ...]]) -> int:
