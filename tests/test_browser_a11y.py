@@ -184,7 +184,7 @@ def test_the_live_region_announces_each_move_once_in_the_pages_language(
             "players": 3,
             "fill": "easy",
             "seats": [{"kind": "computer", "level": "easy"}, {"kind": "computer", "level": "easy"}],
-            "pace": 0.3,
+            "pace": 0.1,
         },
     )
     page = open_device(browser, contexts, device, problems)
