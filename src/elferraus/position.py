@@ -18,7 +18,7 @@ Six fields separated by spaces::
 This module is the whole format, and it knows nothing of the game, as
 python-chess's FEN is plain text over plain data: :func:`format_position`
 writes anything that reads as a position (a :class:`~elferraus.Game`, seen
-through :class:`PositionSource`), and :func:`parse_position` reads the text
+through :class:`~elferraus.view.GameReader`, what the views read of it too), and :func:`parse_position` reads the text
 into checked plain data, :class:`PositionData`. The game builds itself from
 that data (:func:`elferraus.read_position`), and names its position with
 :func:`format_position` in its error messages and ``repr``; so the game
@@ -33,15 +33,14 @@ True
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
 
 from elferraus.cards import CARDS, ELEVEN, NUMBERS, Card, Color, fit_mask_of_rows, format_cards, parse_cards
 from elferraus.errors import NotationError
 from elferraus.rules import DEAL_TABLE, Rules
+from elferraus.view import GameReader
 
-__all__ = ["PositionData", "PositionSource", "format_position", "format_rules", "parse_position"]
+__all__ = ["PositionData", "format_position", "format_rules", "parse_position"]
 
 _ROW = re.compile(r"^([RYGB])(\d{1,2})-(\d{1,2})$")
 
@@ -61,31 +60,12 @@ class PositionData:
     fit: int
 
 
-class PositionSource(Protocol):
-    """What :func:`format_position` reads of a game: the parts of its position."""
-
-    @property
-    def players(self) -> int: ...
-    @property
-    def turn(self) -> int: ...
-    @property
-    def rules(self) -> Rules: ...
-    @property
-    def draws_this_turn(self) -> int: ...
-    @property
-    def last_drawn(self) -> Card | None: ...
-    def rows(self) -> Mapping[Color, tuple[int, int]]: ...
-    def hand(self, seat: int) -> Sequence[Card]: ...
-    def pile(self) -> Sequence[Card]: ...
-    def laid_this_turn(self) -> Sequence[Card]: ...
-
-
 def format_rules(rules: Rules) -> str:
     """The rules field: ``RYGB:3:free:end``."""
     return f"{rules.colors}:{rules.max_draws}:{'must' if rules.must_play else 'free'}:{rules.after_draw}"
 
 
-def format_position(game: PositionSource) -> str:
+def format_position(game: GameReader) -> str:
     """Write ``game``'s position as one line."""
     rows = ",".join(f"{color.value}{low}-{high}" for color, (low, high) in game.rows().items()) or "-"
     hands = "/".join(format_cards(game.hand(seat)) or "-" for seat in range(game.players))
