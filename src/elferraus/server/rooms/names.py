@@ -17,6 +17,7 @@ import functools
 import unicodedata
 from collections.abc import Iterable
 
+from elferraus.bots import BOTS
 from elferraus.i18n import tr
 
 BLANK_LOOKING = frozenset(
@@ -26,8 +27,6 @@ BLANK_LOOKING = frozenset(
 a name of only these would look empty, and one ending in them would look like another name."""
 COMPUTER_WORD = "computer"
 """How the computers' labels begin, in English and in German (``name_computer``, ``web_seat_computer``)."""
-WEB_LEVELS = ("easy", "medium", "hard", "expert")
-"""The levels of the web game's computers, whose words may follow a computer's label."""
 
 
 def is_visible(char: str) -> bool:
@@ -90,7 +89,7 @@ def skeleton(name: str) -> str:
 @functools.cache
 def _computer_labels() -> frozenset[str]:
     words = {COMPUTER_WORD, *(tr("name_computer", lang, n="").strip().casefold() for lang in ("en", "de"))}
-    levels = {tr(f"level_{level}", lang).casefold() for level in WEB_LEVELS for lang in ("en", "de")}
+    levels = {tr(f"level_{level}", lang).casefold() for level in BOTS for lang in ("en", "de")}
     return frozenset(_letters(word + level) for word in words for level in {"", *levels})
 
 
