@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import time
 from collections import deque
 from typing import Any
 
@@ -25,7 +24,7 @@ from elferraus.server.rooms.reactions import MAX_QUEUED_REACTIONS, REACTION_BURS
 from elferraus.server.rooms.room import Room
 from elferraus.server.rooms.schemas import Act, Hello, MoveFrame, ReactFrame, message_of, read_frame, too_deep
 from elferraus.server.rooms.settings import RoomError
-from elferraus.server.site.bus import Bus
+from elferraus.server.site.bus import Bus, TokenBucket
 
 MAX_FRAME = 4096
 """The longest text frame a client may send (bytes)."""
@@ -58,34 +57,6 @@ def _lang_of(text: str) -> Lang:
     return "de" if isinstance(lang, str) and lang.lower().startswith("de") else "en"
 
 
-class TokenBucket:
-    """``rate`` frames a second with bursts up to ``burst``."""
-
-    def __init__(self, rate: float = RATE, burst: float = BURST) -> None:
-        self.rate = rate
-        self.burst = burst
-        self.tokens = burst
-        self.stamp = time.monotonic()
-
-    def refill(self) -> float:
-        """The tokens there are now (what the time since the last look has added)."""
-        now = time.monotonic()
-        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
-        self.stamp = now
-        return self.tokens
-
-    def take(self) -> bool:
-        """True if one more frame is allowed now."""
-        if self.refill() >= 1:
-            self.tokens -= 1
-            return True
-        return False
-
-    def give_back(self) -> None:
-        """Return what ``take`` took (never above ``burst``)."""
-        self.tokens = min(self.burst, self.refill() + 1)
-
-
 class Connection:
     """A client of one room, from its ``hello`` until it goes.
 
@@ -106,7 +77,7 @@ class Connection:
         self._log_sent: tuple[int | None, int] = (None, 0)
         """The game and the number of its log lines this connection has sent: the next state sends the rest."""
         self._wake = asyncio.Event()
-        self._bucket = TokenBucket()
+        self._bucket = TokenBucket(RATE, BURST)
         self._flood = TokenBucket(FLOOD_RATE, FLOOD_LIMIT)
         """Refusals allowed: a client that keeps sending too fast runs out of these and is sent away."""
         self._reactions = TokenBucket(1 / REACTION_INTERVAL, REACTION_BURST)

@@ -114,15 +114,33 @@ class Bus(Protocol):
         """Stop and let go of every lease."""
 
 
-class _Bucket:
+class TokenBucket:
+    """``rate`` tokens a second, up to ``burst`` at once: a limit kept in memory (one connection's frames, or a
+    key of :class:`LocalBus`)."""
+
     def __init__(self, rate: float, burst: float) -> None:
-        self.rate, self.burst, self.tokens, self.stamp = rate, burst, burst, time.monotonic()
+        self.rate = rate
+        self.burst = burst
+        self.tokens = burst
+        self.stamp = time.monotonic()
 
     def refill(self) -> float:
+        """The tokens there are now (what the time since the last look has added)."""
         now = time.monotonic()
         self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
         self.stamp = now
         return self.tokens
+
+    def take(self) -> bool:
+        """True, having taken a token, if there is one now; else False, having taken nothing."""
+        if self.refill() >= 1:
+            self.tokens -= 1
+            return True
+        return False
+
+    def give_back(self) -> None:
+        """Return what ``take`` took (never above ``burst``)."""
+        self.tokens = min(self.burst, self.refill() + 1)
 
 
 MAX_TRACKED_KEYS = 100_000
@@ -134,7 +152,7 @@ class LocalBus:
 
     def __init__(self) -> None:
         self.process = process_name()
-        self._buckets: dict[str, _Bucket] = {}
+        self._buckets: dict[str, TokenBucket] = {}
         self._open: dict[str, int] = {}
 
     async def start(self, on_event: Handler, on_resync: Resync) -> None:
@@ -173,12 +191,10 @@ class LocalBus:
                 for known, old in list(self._buckets.items()):
                     if old.refill() + 1 >= old.burst:
                         del self._buckets[known]
-            bucket = self._buckets[key] = _Bucket(rate, burst)
-        tokens = bucket.refill()
-        if tokens < 1:
-            return (1 - tokens) / rate
-        bucket.tokens = tokens - 1
-        return 0.0
+            bucket = self._buckets[key] = TokenBucket(rate, burst)
+        if bucket.take():
+            return 0.0
+        return (1 - bucket.tokens) / rate
 
     async def give_back(self, key: str, rate: float, burst: float) -> None:
         """Counted in memory."""
@@ -188,7 +204,7 @@ class LocalBus:
         """``give_back`` without waiting for anything (a bucket forgotten meanwhile was as good as full)."""
         bucket = self._buckets.get(key)
         if bucket is not None:
-            bucket.tokens = min(bucket.burst, bucket.refill() + 1)
+            bucket.give_back()
 
     async def enter(self, key: str, limit: int) -> bool:
         """Counted in memory."""
@@ -226,4 +242,14 @@ class BusError(Exception):
         self.reason = reason
 
 
-__all__ = ["ALIVE_TTL", "LEASE_TTL", "MAX_TRACKED_KEYS", "STEWARD_TICK", "Bus", "BusError", "LocalBus", "process_name"]
+__all__ = [
+    "ALIVE_TTL",
+    "LEASE_TTL",
+    "MAX_TRACKED_KEYS",
+    "STEWARD_TICK",
+    "Bus",
+    "BusError",
+    "LocalBus",
+    "TokenBucket",
+    "process_name",
+]
