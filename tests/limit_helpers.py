@@ -100,6 +100,14 @@ class Flood:
     refused: int
     """``too_many_reactions`` refusals the flooding connections were answered."""
 
+    def assert_within_one_seats_limit(self) -> None:
+        """The observer heard at least the burst and no more than one seat may send in the time it took (a
+        reaction per ``REACTION_INTERVAL`` after the burst, and one more for the moment it took), and the
+        flooding connections were refused the rest."""
+        allowed = REACTION_BURST + self.seconds / REACTION_INTERVAL + 1
+        assert REACTION_BURST <= self.heard <= allowed, f"{self.heard} reactions of one seat in {self.seconds:.1f} s"
+        assert self.refused > 0
+
 
 async def _read_until(client: RoomClient, deadline: float) -> None:
     """Read (and keep) what ``client`` is sent until the event loop's time ``deadline``."""
