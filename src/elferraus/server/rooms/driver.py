@@ -12,43 +12,28 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 from elferraus.bots import Bot
 from elferraus.game import Game
 from elferraus.moves import Move
-from elferraus.server.rooms.settings import Event, RoomError, RoomSettings, SeatState, Status
-from elferraus.table.session import Table
+from elferraus.server.rooms.parts import RoomParts
+from elferraus.server.rooms.settings import RoomError
 
 RETRY_FIRST = 0.5
 RETRY_LONGEST = 8.0
 """Seconds a computer waits before it tries again to store a move the database refused (doubling each time)."""
 LOG = logging.getLogger("elferraus.server")
-T = TypeVar("T")
 
 
-class Driving:
+class Driving(RoomParts):
     """The part of ``Room`` that plays the turns nobody chooses (a mixin: ``Room`` has the state it reads)."""
 
-    code: str
-    settings: RoomSettings
-    seats: list[SeatState]
-    status: Status
-    table: Table | None
-    leading: bool
-    expired: bool
-    tell: Callable[[Event], None]
     _driver: asyncio.Task[None] | None
-    _wake: asyncio.Event
 
     if TYPE_CHECKING:
 
-        async def _change(self, change: Callable[[], Awaitable[T]]) -> T: ...
-
         async def _push(self, move: Move, seat: int | None = None) -> None: ...
-
-        def _changed(self, seq: int | None = None) -> None: ...
 
     def ensure_driver(self) -> None:
         """Run the task that plays the computers' turns (once per room, on the process that leads it)."""

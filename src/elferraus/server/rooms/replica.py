@@ -10,33 +10,26 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, TypeVar
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from elferraus.errors import IllegalMoveError, NotationError
 from elferraus.moves import Move
-from elferraus.server.rooms.settings import Event, RoomError, RoomSettings, SeatState, Status
+from elferraus.server.rooms.parts import RoomParts
+from elferraus.server.rooms.settings import Event, RoomError
 from elferraus.server.storage.store import Store
 from elferraus.server.storage.types import ExpiredRoom, RoomRow, StoreError, UnreadableRoom
-from elferraus.table.session import Table, TurnError
+from elferraus.table.session import TurnError
 
 LOG = logging.getLogger("elferraus.server")
-T = TypeVar("T")
 
 
-class Replica:
+class Replica(RoomParts):
     """The part of ``Room`` that keeps this process's copy in step with the database (a mixin)."""
 
-    code: str
-    settings: RoomSettings
-    seats: list[SeatState]
-    status: Status
-    table: Table | None
     game_id: int | None
     seq: int
     store: Store
-    leading: bool
-    expired: bool
     gone: Callable[[], None]
     _reloading: asyncio.Task[None] | None
     _reload_wanted: bool
@@ -45,10 +38,6 @@ class Replica:
 
         @classmethod
         def restore(cls, row: RoomRow, store: Store) -> Replica: ...
-
-        async def _change(self, change: Callable[[], Awaitable[T]]) -> T: ...
-
-        def _changed(self, seq: int | None = None) -> None: ...
 
         def ensure_driver(self) -> None: ...
 
