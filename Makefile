@@ -56,14 +56,14 @@ fuzz: $(STAMP)
 # What the tests do not assert, as it depends on the machine's load: how fast the rooms that need no write
 # are answered while the database fails (p99 under 50 ms on a quiet machine), measured and reported here.
 bench-faults: $(STAMP) browser
-	$(BIN)/python benchmarks/faults.py
+	$(BIN)/python -m benchmarks.site.faults
 
 bench: $(STAMP)
 	$(PYTHON) -m venv .venv-bench
 	.venv-bench/bin/python -m pip install --quiet --disable-pip-version-check --require-hashes -r benchmarks/requirements.lock
 	.venv-bench/bin/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
-	.venv-bench/bin/python benchmarks/random_games.py
-	.venv-bench/bin/python benchmarks/frameworks.py
+	.venv-bench/bin/python -m benchmarks.engine.random_games
+	.venv-bench/bin/python -m benchmarks.engine.frameworks
 
 # The learned player (examples/train/README.md), outside `make test`: its own venv from the train lock
 # (PyTorch's CPU build comes from PyTorch's own index), training, the learning curve, then the arena

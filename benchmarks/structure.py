@@ -14,8 +14,8 @@ be given before and after:
   graph import-linter checks), and the exemptions the import contracts of
   ``pyproject.toml`` carry (``ignore_imports``, ``skip_descendants``).
 
-    python benchmarks/structure.py                      # the working tree
-    python benchmarks/structure.py --ref af73971 --json benchmarks/results/structure-before.json
+    python -m benchmarks.structure                      # the working tree
+    python -m benchmarks.structure --ref af73971 --json benchmarks/results/structure-before.json
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``benchmarks/ladder.py``: every level against every kind of opponent, as one table."""
+"""``benchmarks/engine/ladder.py``: every level against every kind of opponent, as one table."""
 
 from __future__ import annotations
 
@@ -7,12 +7,17 @@ import subprocess
 import sys
 from pathlib import Path
 
-LADDER = Path(__file__).resolve().parent.parent / "benchmarks" / "ladder.py"
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _ladder(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, str(LADDER), *args], capture_output=True, text=True, timeout=120, check=False
+        [sys.executable, "-m", "benchmarks.engine.ladder", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        cwd=ROOT,
     )
 
 

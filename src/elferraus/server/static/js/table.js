@@ -152,7 +152,7 @@ export class TableScreen {
     if (flight) fly(flight, this.els.boardWrap);
     flipDrawn(previous, model, this.els.hand);
     playFor(previous, model);
-    // the table is drawn and takes clicks from here on (benchmarks/web_time_to_table.py reads this)
+    // the table is drawn and takes clicks from here on (benchmarks/site/web_time_to_table.py reads this)
     if (model.hasGame && !(previous && previous.hasGame)) {
       performance.mark(TABLE_READY);
       if (!resultModule) loadResult().catch(() => {}); // fetched again when the round ends if this failed

@@ -33,7 +33,7 @@ CLIENT_BOUND = 0.9
 """Share of its core at which this client process counts as the bottleneck."""
 HTTP_CONCURRENCY = 16
 CONNECT_CONCURRENCY = 64
-TESTS = Path(__file__).resolve().parents[1] / "tests"
+TESTS = Path(__file__).resolve().parents[2] / "tests"
 """The tests' helpers, which start PostgreSQL, Redis, nginx and a cluster of processes."""
 
 CONFIGS = {

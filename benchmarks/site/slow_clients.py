@@ -29,8 +29,8 @@ slow connection outlived the limit plus 1 s.
 
 From the repository root, on an otherwise idle machine with 2 cores::
 
-    .venv/bin/python benchmarks/slow_clients.py --json slow-clients.json
-    .venv/bin/python benchmarks/slow_clients.py --connections 300 --request-timeout 3   # a quick check
+    .venv/bin/python -m benchmarks.site.slow_clients --json slow-clients.json
+    .venv/bin/python -m benchmarks.site.slow_clients --connections 300 --request-timeout 3   # a quick check
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
 
-from load_server import RUNNING, Server, pin, summary_ms
+from benchmarks.site.load_server import RUNNING, Server, pin, summary_ms
 
 SLOW_KINDS = ("silent", "slowloris", "websocket")
 PROBES = ("healthz", "ws-state", "ws-ping")

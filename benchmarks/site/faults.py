@@ -44,7 +44,7 @@ more).
 that cannot be made here is reported and skipped. Run it from the repository
 root, as root, on an otherwise idle machine::
 
-    .venv/bin/python benchmarks/faults.py --rounds 3 --json faults.json
+    .venv/bin/python -m benchmarks.site.faults --rounds 3 --json faults.json
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
 
 from fault_helpers import (  # the harness is the fault tests' own
     FAULTS,

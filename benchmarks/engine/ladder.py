@@ -11,9 +11,9 @@ players who hold back (``blocker``, ``tight-blocker``, ``one-lay``,
 ``greedy``), and the sampling player thinking 0.1 s a move (slow: its own
 number of deals, ``--sampler-deals``).
 
-    python benchmarks/ladder.py --deals 100 --jobs 2 --json ladder.json
-    python benchmarks/ladder.py --levels expert,expert-reads --columns blocker,sampler --deals 50
-    python benchmarks/ladder.py --deals 100 --journal ladder.jsonl   # taken up again where it stopped
+    python -m benchmarks.engine.ladder --deals 100 --jobs 2 --json ladder.json
+    python -m benchmarks.engine.ladder --levels expert,expert-reads --columns blocker,sampler --deals 50
+    python -m benchmarks.engine.ladder --deals 100 --journal ladder.jsonl   # taken up again where it stopped
 
 It prints the Markdown table of the README (win share, and the interval below it).
 """
@@ -27,9 +27,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchmarks.engine.strength import SAMPLER, Figure, _results
 from elferraus.arena.runner import ArenaConfig, summarize
 from elferraus.rules import PRESETS, Rules
-from strength import SAMPLER, Figure, _results
 
 LEVELS = ("random", "easy", "greedy", "medium", "hard", "expert", "expert-reads")
 """The rows: every level a person plays against, and the expert that reads the table."""

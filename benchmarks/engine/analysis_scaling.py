@@ -6,7 +6,7 @@ fresh folder each time so nothing is read back. Each configuration runs ``--roun
 fastest wall time counts (the others lost time to whatever else the machine did). Speed-up is the
 one-worker time over the two-worker time; the study asks for at least 1.8.
 
-    .venv/bin/python benchmarks/analysis_scaling.py --deals 600 --rounds 3 [--json FILE]
+    .venv/bin/python -m benchmarks.engine.analysis_scaling --deals 600 --rounds 3 [--json FILE]
 
 The Dask cluster is started here: a scheduler and N single-threaded worker processes on this machine.
 """

@@ -38,7 +38,7 @@ most ``--target`` s, 5), rooms that never saw a computer move within
 
 From the repository root (PostgreSQL, Redis and nginx as for the tests)::
 
-    .venv/bin/python benchmarks/failover.py --rooms 30 --kills 10 --json failover.json
+    .venv/bin/python -m benchmarks.site.failover --rooms 30 --kills 10 --json failover.json
 """
 
 from __future__ import annotations
@@ -60,8 +60,8 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import WebSocketException
 
+from benchmarks.site.load_server import TESTS, summary_ms
 from elferraus.server.client import create_room
-from load_server import TESTS, summary_ms
 
 perf_counter = time.perf_counter
 PROCESSES = 3

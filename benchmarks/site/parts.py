@@ -23,7 +23,7 @@ The numbers are this machine's (2 cores; the client and the server share
 them): they say how far each part is from being the limit, not what a
 dedicated database server does.
 
-    python benchmarks/parts.py --json benchmarks/results/parts.json
+    python -m benchmarks.site.parts --json benchmarks/results/parts.json
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
 
 import psycopg
 

@@ -88,13 +88,13 @@ people taking the mean think time and computers the pace.
 Run it on an otherwise idle machine with at least 2 cores, from the
 repository root. The issue's figure (250 rooms, 1,000 people, 60 s)::
 
-    .venv/bin/python benchmarks/load.py --rooms 250 --seconds 60 --json load.json
+    .venv/bin/python -m benchmarks.site.load --rooms 250 --seconds 60 --json load.json
 
 Computers thinking must not block the event loop: two experts in every room,
 and the people's latency should stay low while they think::
 
-    .venv/bin/python benchmarks/load.py --rooms 50 --seconds 60 --computers 2 --json load-expert.json
-    .venv/bin/python benchmarks/load.py --rooms 250 --seconds 60 --computers 2 --json load-expert-250.json
+    .venv/bin/python -m benchmarks.site.load --rooms 50 --seconds 60 --computers 2 --json load-expert.json
+    .venv/bin/python -m benchmarks.site.load --rooms 250 --seconds 60 --computers 2 --json load-expert-250.json
 
 An expert took about 18 ms a move on average in a quick check on a busy
 machine (its searches run in worker threads, in C, without the GIL), and
@@ -107,18 +107,18 @@ starved of CPU by the worker threads (compare the server CPU share).
 
 The highest sustained move rate::
 
-    .venv/bin/python benchmarks/load.py --rooms 250 --sweep-only --json load-sweep.json
+    .venv/bin/python -m benchmarks.site.load --rooms 250 --sweep-only --json load-sweep.json
 
 A quick check that everything works (a few seconds)::
 
-    .venv/bin/python benchmarks/load.py --rooms 20 --seconds 15
+    .venv/bin/python -m benchmarks.site.load --rooms 20 --seconds 15
 
 It prints Markdown tables, the runs side by side (a column per configuration);
 ``--json FILE`` also writes every figure and the settings (per configuration
 under ``configs``: ``run`` and ``sweep``). Every server side in one go, on an
 otherwise idle machine::
 
-    .venv/bin/python benchmarks/load.py --rooms 250 --seconds 60 --configs sqlite,pg1,pg2,site3 --json sites.json
+    .venv/bin/python -m benchmarks.site.load --rooms 250 --seconds 60 --configs sqlite,pg1,pg2,site3 --json sites.json
 """
 
 from __future__ import annotations
@@ -137,8 +137,18 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from load_clients import with_site
-from load_server import CLIENT_BOUND, CONFIGS, HTTP_CONCURRENCY, RUNNING, SEATS, THINK_FLOOR, RunResult, Settings, pin
+from benchmarks.site.load_clients import with_site
+from benchmarks.site.load_server import (
+    CLIENT_BOUND,
+    CONFIGS,
+    HTTP_CONCURRENCY,
+    RUNNING,
+    SEATS,
+    THINK_FLOOR,
+    RunResult,
+    Settings,
+    pin,
+)
 
 # -- reporting -------------------------------------------------------------------
 

@@ -8,10 +8,10 @@ deal as the unit (the rotations of one deal are not independent). Decision
 times are measured on the machine running it, one worker per core, for
 every kind of player at the table (every decision, forced ones included).
 
-    python benchmarks/strength.py --deals 2000 --jobs 2 --json strength.json
-    python benchmarks/strength.py --only medium-greedy --deals 200
-    python benchmarks/strength.py --only expert-ismcts --deals 100 --journal ismcts.jsonl
-    python benchmarks/strength.py --only expert-blocker,expert-blocker-ravensburger --deals 100 --seed 1 --jobs 1
+    python -m benchmarks.engine.strength --deals 2000 --jobs 2 --json strength.json
+    python -m benchmarks.engine.strength --only medium-greedy --deals 200
+    python -m benchmarks.engine.strength --only expert-ismcts --deals 100 --journal ismcts.jsonl
+    python -m benchmarks.engine.strength --only expert-blocker,expert-blocker-ravensburger --deals 100 --seed 1 --jobs 1
 
 With ``--journal`` every finished deal is appended to a JSON Lines file, and
 a run started again with the same file plays only the deals it lacks, so a

@@ -18,7 +18,7 @@ not taken or the median is not under ``--limit`` ms (1000).
 
 Run from the repository root with the development environment (it has Playwright)::
 
-    .venv/bin/python benchmarks/web_time_to_table.py --runs 15
+    .venv/bin/python -m benchmarks.site.web_time_to_table --runs 15
 """
 
 from __future__ import annotations

@@ -15,8 +15,8 @@ styles it reads from their turns. ``--phase empty`` tells it the hands only
 once the pile is empty (``pile``: only before), which shows where in a game
 knowing the hidden cards is worth most.
 
-    python benchmarks/hand_knowledge.py --deals 2000 --jobs 2 --json out.json
-    python benchmarks/hand_knowledge.py --against blocker --phase empty --deals 300 --jobs 2
+    python -m benchmarks.engine.hand_knowledge --deals 2000 --jobs 2 --json out.json
+    python -m benchmarks.engine.hand_knowledge --against blocker --phase empty --deals 300 --jobs 2
 
 This player is a measuring device and lives here, not among the players:
 it reads the game it plays in, which no computer player may.

@@ -19,8 +19,7 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-from elferraus.server.client import create_room, join_room
-from load_server import (
+from benchmarks.site.load_server import (
     CONNECT_CONCURRENCY,
     HTTP_CONCURRENCY,
     SEATS,
@@ -30,6 +29,7 @@ from load_server import (
     make_site,
     summary_ms,
 )
+from elferraus.server.client import create_room, join_room
 
 loads = json.loads
 perf_counter = time.perf_counter
