@@ -51,7 +51,7 @@ browser:
 # The server's fuzz tests at full size (make test runs them short): at least 100,000 generated HTTP requests
 # and WebSocket frames; the totals are printed at the end. ELFERRAUS_FUZZ_SCALE=0.1 runs a tenth.
 fuzz: $(STAMP)
-	ELFERRAUS_FUZZ=long $(BIN)/pytest -n 2 tests/test_server_fuzz_http.py tests/test_server_fuzz_ws.py
+	ELFERRAUS_FUZZ=long $(BIN)/pytest -n 2 tests/server/web/test_fuzz_http.py tests/server/rooms/test_fuzz_ws.py
 
 # What the tests do not assert, as it depends on the machine's load: how fast the rooms that need no write
 # are answered while the database fails (p99 under 50 ms on a quiet machine), measured and reported here.

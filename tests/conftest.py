@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from postgres_helpers import PostgresServer, postgres_server
+from tests.support.postgres_helpers import PostgresServer, postgres_server
 
 
 @pytest.fixture

@@ -2,7 +2,7 @@
 """Failover of the computers: ``kill -9`` the process that leads rooms, and time until their computers move again.
 
 A site of three ``elferraus serve`` processes on one PostgreSQL and one Redis
-behind nginx, started as the tests start it (``tests/cluster_helpers.cluster``:
+behind nginx, started as the tests start it (``tests/support/cluster_helpers.cluster``:
 every part on a free port in a temporary folder). On it, ``--rooms`` rooms of
 one person (a client of this script, through nginx) and three computers of
 ``--level`` at ``--pace``; the person plays like a brisk human (``--think``,
@@ -60,7 +60,7 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import WebSocketException
 
-from benchmarks.site.load_server import TESTS, summary_ms
+from benchmarks.site.load_server import summary_ms
 from elferraus.server.client import create_room
 
 perf_counter = time.perf_counter
@@ -324,8 +324,7 @@ def _f(value: float | None) -> str:
 
 
 async def play(args: argparse.Namespace, report: dict[str, Any]) -> int:
-    sys.path.insert(0, str(TESTS))
-    from cluster_helpers import cluster
+    from tests.support.cluster_helpers import cluster
 
     with contextlib.ExitStack() as stack:
         print(f"starting {PROCESSES} processes, PostgreSQL, Redis and nginx ...", file=sys.stderr, flush=True)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Faults of the web server's database, each followed by ``kill -9``: what is lost, what is held up.
 
-For each fault kind (``tests/fault_helpers.py`` says how each is made):
+For each fault kind (``tests/support/fault_helpers.py`` says how each is made):
 
 - ``locked``: another process holds the database's write lock for 5 s (the server's busy timeout is 2 s);
 - ``full``: the database's own tmpfs is filled up for 5 s;
@@ -60,15 +60,13 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
-
-from fault_helpers import (  # the harness is the fault tests' own
+from tests.support.fault_helpers import (  # the harness is the fault tests' own
     FAULTS,
     Mounts,
     fault_problem,
     latencies,
 )
-from fault_scenario import RoundReport, run_fault
+from tests.support.fault_scenario import RoundReport, run_fault
 
 P99_LIMIT_MS = 50.0
 

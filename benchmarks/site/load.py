@@ -14,7 +14,7 @@ above, the default), ``pg1`` (one process on PostgreSQL), ``pg2`` and
 ``site3`` (two or three processes on PostgreSQL sharing rooms over Redis,
 behind nginx with the deployed ``deploy/nginx/elferraus.conf``; the clients
 go through nginx). PostgreSQL, Redis and nginx are started as the tests start
-them (``tests/postgres_helpers.py``, ``tests/cluster_helpers.py``), and every
+them (``tests/support/postgres_helpers.py``, ``tests/support/cluster_helpers.py``), and every
 one of their processes is pinned with the server's (``--server-cpu``). Each
 part's CPU time is measured: every ``serve`` process, PostgreSQL (all its
 processes), Redis and nginx (master and worker), and their sum.

@@ -3,7 +3,7 @@
 The server side of a run is a *site* of one configuration (``CONFIGS``): one
 ``elferraus serve`` on SQLite, or one on PostgreSQL, or several on PostgreSQL
 and Redis behind nginx. PostgreSQL, Redis and nginx are started as the tests
-start them (``tests/postgres_helpers.py``, ``tests/cluster_helpers.py``: each
+start them (``tests/support/postgres_helpers.py``, ``tests/support/cluster_helpers.py``: each
 on a free port in a temporary folder). A site knows the process of each of its
 parts, so that every part's CPU time is measured and every part can be pinned.
 """
@@ -33,7 +33,6 @@ CLIENT_BOUND = 0.9
 """Share of its core at which this client process counts as the bottleneck."""
 HTTP_CONCURRENCY = 16
 CONNECT_CONCURRENCY = 64
-TESTS = Path(__file__).resolve().parents[2] / "tests"
 """The tests' helpers, which start PostgreSQL, Redis, nginx and a cluster of processes."""
 
 CONFIGS = {
@@ -282,12 +281,6 @@ class Server:
 # -- sites: the server side of one configuration ---------------------------------
 
 
-def _tests_helpers() -> None:
-    """Make the tests' helpers importable (they start PostgreSQL, Redis and nginx as the tests do)."""
-    if str(TESTS) not in sys.path:
-        sys.path.insert(0, str(TESTS))
-
-
 SERVE_LIMITS = ["--rooms-per-minute", "0", "--max-connections-per-address", "0"]
 """Every simulated table, and every one of its people's connections, comes from one address."""
 
@@ -370,7 +363,7 @@ class SqliteSite(Site):
 
 class ClusterSite(Site):
     """``processes`` processes on a fresh PostgreSQL database; with ``shared``, on one Redis too and behind
-    nginx (``tests/cluster_helpers.cluster``), else alone and reached directly."""
+    nginx (``tests/support/cluster_helpers.cluster``), else alone and reached directly."""
 
     def __init__(self, config: str, workdir: Path, cpu: int | None, name: str, processes: int, shared: bool) -> None:
         super().__init__(workdir, cpu, name)
@@ -383,9 +376,9 @@ class ClusterSite(Site):
         self.postgres: Any = None
 
     def start(self) -> None:
-        _tests_helpers()
-        from cluster_helpers import ServerProcess, cluster
-        from postgres_helpers import PostgresServer
+        # PostgreSQL, Redis and nginx, started as the tests start them
+        from tests.support.cluster_helpers import ServerProcess, cluster
+        from tests.support.postgres_helpers import PostgresServer
 
         RUNNING.add(self)
         if self.shared:

@@ -36,14 +36,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
-
 import psycopg
 
 from elferraus.server.site.redis import RedisBus
 from elferraus.server.storage.postgres import PostgresStore
-from postgres_helpers import postgres_server
-from redis_helpers import redis_server
+from tests.support.postgres_helpers import postgres_server
+from tests.support.redis_helpers import redis_server
 
 DEAL = {"format": "elferraus/1", "players": 4, "rules": "classic", "seed": 1}
 

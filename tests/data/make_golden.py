@@ -2,13 +2,13 @@
 
 Run from the repository root, with the engine installed::
 
-    .venv/bin/python tests/data/make_golden.py
+    .venv/bin/python -m tests.data.make_golden
 
 Each line is one complete game, made exactly like this: deal with
 ``Game.deal(players, seed, rules)``, then, with ``rng = random.Random(seed)``,
 push ``rng.choice(game.legal_moves())`` until the game is over, and write the
 game with ``dumps_record`` (its only extra key is the ``seed`` that
-``Game.deal`` stores). ``tests/test_records.py`` replays every line and
+``Game.deal`` stores). ``tests/engine/test_records.py`` replays every line and
 plays every game again the same way, comparing byte for byte: a change of
 the shuffle, of the rules, or of the order of ``legal_moves()`` shows up
 there. Regenerate the file only for such a deliberate change.

@@ -2,11 +2,11 @@
 
 Run from the repository root, with the engine installed::
 
-    .venv/bin/python tests/data/make_golden_search.py
+    .venv/bin/python -m tests.data.make_golden_search
 
 Each line is one game of :func:`elferraus.bots.simulate.simulate_game` (seeded deal, seeded players). The
 search players decide by sampling, so any change to how they draw their samples, to the playouts or to
-their stopping rule changes these games; ``tests/test_bots.py`` plays them again and compares byte for
+their stopping rule changes these games; ``tests/bots/test_bots.py`` plays them again and compares byte for
 byte. A change meant to make them faster, not different, must leave this file as it is. Regenerate it only
 for a deliberate change of how they play, and measure their strength again.
 """

@@ -20,10 +20,10 @@
  *
  * CoreState implements exactly the interface and the semantics of
  * elferraus._pystate.PyState (the reference; read its docstring first).
- * The test suite (tests/test_core_equivalence.py) plays the same games
+ * The test suite (tests/engine/test_core_equivalence.py) plays the same games
  * through both and compares every position. The rollout functions are the
  * C twin of the package elferraus/rollout/, with bit-identical results
- * (tests/test_rollout.py).
+ * (tests/rollout/test_rollout.py).
  *
  * Representation: a card is an index 0..79 (colour * 20 + number - 1); a
  * hand and the ``fit`` set are 80-bit masks kept in two 64-bit words; a

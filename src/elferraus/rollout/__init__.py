@@ -5,7 +5,7 @@
 and the pile order: a *determinization*) and playing every candidate out to
 the end of the game on each sample with fast policies. This module is the
 pure-Python reference; ``elferraus._core`` has the same functions in C with
-bit-identical results (``tests/test_rollout.py`` checks that), and the
+bit-identical results (``tests/rollout/test_rollout.py`` checks that), and the
 callers use the compiled one when it was built::
 
     from elferraus._core import search      # or: from elferraus.rollout import search

@@ -1,0 +1,127 @@
+"""A real server on a free loopback port, for the web tests."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import uvicorn
+
+from elferraus.server import WS_MAX_SIZE, create_app
+from tests.support import repo_env
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@contextlib.asynccontextmanager
+async def serving(db: str, **settings: Any) -> AsyncIterator[str]:
+    """Run the app (``create_app(db, **settings)``) on a free port in this event loop; yields its base URL."""
+    port = free_port()
+    config = uvicorn.Config(
+        create_app(db, **settings),
+        host="127.0.0.1",
+        port=port,
+        ws_max_size=WS_MAX_SIZE,
+        log_level="warning",
+        lifespan="on",
+        server_header=False,  # as `elferraus serve` runs
+    )
+    server = uvicorn.Server(config)
+    task = asyncio.get_running_loop().create_task(server.serve())
+    while not server.started:
+        if task.done():
+            task.result()
+        await asyncio.sleep(0.01)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        await task
+
+
+class ServerProcess:
+    """``elferraus serve`` in a subprocess, on a free port, with its own database (its stderr in ``log``,
+    by default ``DB.log``)."""
+
+    def __init__(
+        self,
+        db: Path,
+        log: Path | None = None,
+        args: Sequence[str] = (),
+        prefix: Sequence[str] = (),
+        entry: Sequence[str] = ("-m", "elferraus.cli.main"),
+    ) -> None:
+        self.db = db
+        self.args = list(args)
+        """More options of ``elferraus serve``."""
+        self.prefix = list(prefix)
+        """A command to run it under, e.g. ``["prlimit", "--nofile=1024"]``."""
+        self.entry = list(entry)
+        """What Python runs: the command line's module, or a helper that starts it
+        (``["-m", "tests.support.seeded_server", SEED]``)."""
+        self.log = log or db.with_suffix(".log")
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        """Start it (again, on the same port and database) and wait until it answers."""
+        log = self.log
+        command = [*self.prefix, sys.executable, *self.entry, "serve", "--db", str(self.db)]
+        command += ["--port", str(self.port), *self.args]
+        with log.open("ab") as errors:
+            self.process = subprocess.Popen(
+                command,
+                stdout=subprocess.DEVNULL,
+                stderr=errors,
+                env=repo_env(),
+            )
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(f"{self.base}/healthz", timeout=1) as answer:
+                    if answer.read() == b"ok":
+                        return
+            except OSError:
+                time.sleep(0.05)
+        self.stop()
+        raise AssertionError(f"the server did not come up: {log.read_text()}")
+
+    def kill(self) -> None:
+        """``kill -9``: no goodbye to anyone."""
+        assert self.process is not None
+        os.kill(self.process.pid, signal.SIGKILL)
+        self.process.wait(10)
+        self.process = None
+
+    def stop(self) -> None:
+        """Stop it politely, or kill it if it will not go."""
+        end_process(self.process)
+        self.process = None
+
+
+def end_process(process: subprocess.Popen[Any] | None) -> None:
+    """Stop a server the tests started (SIGTERM), kill it if it will not go within 10 s, and wait for it."""
+    if process is None:
+        return
+    process.terminate()
+    try:
+        process.wait(10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(10)
