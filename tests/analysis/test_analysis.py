@@ -367,14 +367,16 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                 time.sleep(0.5)
         yield address
     finally:
-        for process in processes:
-            process.terminate()
-        for process in processes:
-            try:
-                process.wait(10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        # The workers first: a worker whose scheduler is gone first retries it for seconds before it exits.
+        for stopping in (processes[1:], processes[:1]):
+            for process in stopping:
+                process.terminate()
+            for process in stopping:
+                try:
+                    process.wait(10)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
         log.close()
 
 

@@ -5,11 +5,16 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from elferraus import __version__
 from elferraus.bots import BOTS
 from elferraus.cli.check import SHOWN
 from elferraus.rules import PRESETS
+
+if TYPE_CHECKING:
+    Commands = argparse._SubParsersAction[argparse.ArgumentParser]
+    """The subcommands of the parser, each added by its own function."""
 
 
 def _players(text: str) -> int:
@@ -84,6 +89,20 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"elferraus {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
+    _add_play(commands)
+    _add_simulate(commands)
+    _add_check(commands)
+    _add_replay(commands)
+    _add_arena(commands)
+    _add_serve(commands)
+    _add_backup(commands)
+    _add_analyze(commands)
+    _add_bot(commands)
+    return parser
+
+
+def _add_play(commands: Commands) -> None:
+    """Add ``elferraus play`` and its options."""
     play = commands.add_parser(
         "play",
         help="play in the terminal, against computer players or with friends at one screen",
@@ -115,6 +134,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     play.add_argument("--plain", action="store_true", help="a plain prompt instead of the full-screen game")
 
+
+def _add_simulate(commands: Commands) -> None:
+    """Add ``elferraus simulate`` and its options."""
     simulate = commands.add_parser("simulate", help="play many games between computer players")
     simulate.add_argument(
         "--players", type=_players, default=4, help="players at each table, 2-6 (default %(default)s)"
@@ -138,6 +160,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="write the records as JSON Lines ('-' = stdout; default: none are written, only the wins are shown)",
     )
 
+
+def _add_check(commands: Commands) -> None:
+    """Add ``elferraus check`` and its options."""
     check = commands.add_parser(
         "check",
         help="check every record in a JSON Lines file",
@@ -149,10 +174,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     check.add_argument("file", metavar="FILE", help="a file of elferraus/1 records ('-' = stdin)")
 
+
+def _add_replay(commands: Commands) -> None:
+    """Add ``elferraus replay`` and its options."""
     replay = commands.add_parser("replay", help="show a recorded game move by move")
     replay.add_argument("file", metavar="FILE", help="a file of elferraus/1 records ('-' = stdin)")
     replay.add_argument("--game", type=_positive, default=1, help="which game of the file (default 1)")
     replay.add_argument("--lang", choices=["en", "de"], default=None, help="language (default: the system locale)")
+
+
+def _add_arena(commands: Commands) -> None:
+    """Add ``elferraus arena`` and its options."""
     arena = commands.add_parser(
         "arena",
         help="duplicate-deal matches between computer players, with statistics",
@@ -194,6 +226,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="write every game's record as JSON Lines (default: none are written)",
     )
 
+
+def _add_serve(commands: Commands) -> None:
+    """Add ``elferraus serve`` and its options."""
     serve = commands.add_parser(
         "serve",
         help="the web game: play in a browser, alone against computers or with friends by invite link",
@@ -301,6 +336,9 @@ def build_parser() -> argparse.ArgumentParser:
         "page sends, never a cookie)",
     )
 
+
+def _add_backup(commands: Commands) -> None:
+    """Add ``elferraus backup`` and its options."""
     backup = commands.add_parser(
         "backup",
         help="a consistent copy of the web game's database, also while the server runs",
@@ -314,6 +352,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     backup.add_argument("out", metavar="OUT", help="the file to write the copy to (new, or an earlier copy)")
 
+
+def _add_analyze(commands: Commands) -> None:
+    """Add ``elferraus analyze`` and its options."""
     analyze = commands.add_parser(
         "analyze",
         help="the study of the game: simulated games, plots and a report (docs/analysis.md)",
@@ -337,10 +378,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="play on a running Dask cluster, e.g. tcp://10.0.0.5:8786, instead of local processes (same results)",
     )
 
+
+def _add_bot(commands: Commands) -> None:
+    """Add ``elferraus bot`` and its options."""
     bot = commands.add_parser("bot", help="a built-in computer player speaking elferraus-bot/1 on stdin/stdout")
     bot.add_argument("level", choices=sorted(BOTS), help="the computer level to play")
     bot.add_argument("--seed", type=int, default=0, help="seed of its random choices (default %(default)s)")
-    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
