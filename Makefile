@@ -19,8 +19,14 @@ $(STAMP): requirements/dev.lock requirements/older-pythons.lock pyproject.toml $
 play: $(STAMP)
 	$(BIN)/elferraus play
 
+# Four test processes on two cores: half of the suite's time is spent waiting (on a browser, a server, a
+# fault that lasts seconds), and the others work meanwhile. Each process imports every module the suite
+# collects, so Python keeps their compiled form (in the ignored __pycache__ folders) even where the
+# environment says not to: without it, every process compiles the same files again.
+TEST_WORKERS ?= 4
+
 test: lint typecheck layers browser
-	ELFERRAUS_CHROMIUM=$(CHROMIUM) $(BIN)/pytest -n 2
+	env -u PYTHONDONTWRITEBYTECODE ELFERRAUS_CHROMIUM=$(CHROMIUM) $(BIN)/pytest -n $(TEST_WORKERS) --dist worksteal
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks examples
