@@ -33,6 +33,12 @@ from elferraus.server.site.bus import (
     process_name,
 )
 
+SEND_BATCH = 256
+"""Events sent to Redis in one round trip at most."""
+KEPT_EVENTS = 10_000
+"""Events kept while Redis cannot be reached; older ones are dropped past that (a process's rooms are read
+again when it hears Redis again, which covers what was dropped long before)."""
+
 LEAD = """
 local held = {}
 for i, key in ipairs(KEYS) do
@@ -196,28 +202,48 @@ class RedisBus:
     async def _send(self) -> None:
         from redis.exceptions import RedisError
 
+        batch: list[tuple[str, str, Any]] = []
         while True:
-            item = await self._outbox.get()
-            batch = [item]
-            while not self._outbox.empty() and len(batch) < 256:
-                batch.append(self._outbox.get_nowait())
-            if None in batch:
-                return
+            items = [] if batch else [await self._outbox.get()]
+            while not self._outbox.empty() and len(batch) + len(items) < SEND_BATCH:
+                items.append(self._outbox.get_nowait())
+            closing = None in items
+            batch += [item for item in items if item is not None]
             try:
-                async with self._redis.pipeline(transaction=False) as pipe:
-                    for kind, key, value in batch:  # type: ignore[misc]
-                        if kind == "publish":
-                            pipe.publish(key, value)
-                        elif value[1] > 0:
-                            pipe.hset(key, value[0], value[1])
-                            pipe.expire(key, 86400)
-                        else:
-                            pipe.hdel(key, value[0])
-                    await pipe.execute()
+                if batch:
+                    async with self._redis.pipeline(transaction=False) as pipe:
+                        for kind, key, value in batch:
+                            if kind == "publish":
+                                pipe.publish(key, value)
+                            elif value[1] > 0:
+                                pipe.hset(key, value[0], value[1])
+                                pipe.expire(key, 86400)
+                            else:
+                                pipe.hdel(key, value[0])
+                        await pipe.execute()
+                batch = []
             except (RedisError, OSError) as error:
-                # Lost news heals: the others read their rooms again when Redis is back (resync), and a
-                # move they missed shows as a gap at the next one.
-                self._went_down(f"{len(batch)} events not sent: {error}")
+                if closing:
+                    return
+                # Kept and sent again once Redis answers: the others read their rooms again when they hear
+                # Redis again, but a change stored after that reading reaches them only as this news.
+                self._went_down(f"{len(batch) + self._outbox.qsize()} events waiting: {error}")
+                self._drop_oldest_beyond(KEPT_EVENTS)
+                await asyncio.sleep(RECONNECT_DELAY)
+            if closing:
+                return
+
+    def _drop_oldest_beyond(self, limit: int) -> None:
+        """Forget the oldest waiting events past ``limit`` (a long outage): the readings after it cover them."""
+        dropped = 0
+        while self._outbox.qsize() > limit:
+            item = self._outbox.get_nowait()
+            if item is None:  # closing: keep the word to stop
+                self._outbox.put_nowait(None)
+                break
+            dropped += 1
+        if dropped:
+            LOG.warning("bus: Redis away too long, %d older events dropped", dropped)
 
     async def _listen(self, on_event: Handler, on_resync: Resync) -> None:
         from redis.exceptions import RedisError
