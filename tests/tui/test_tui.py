@@ -1298,7 +1298,7 @@ def test_moves_made_for_the_person_are_shown_one_by_one_and_take_no_key(
     monkeypatch.setattr(TableScreen, "_set_status", recording)
     table = table_at(**position)
     kept = list(table.game.hand(0))
-    app = ElferRausApp(choices("human", "greedy", pace=0.4), lang=lang, table=table)
+    app = ElferRausApp(choices("human", "greedy", pace=1.0), lang=lang, table=table)
     draw_key = "z" if lang == "de" else "d"
     your_turn_words = "your turn: lay a card" if lang == "en" else "du bist dran: lege an"
 
