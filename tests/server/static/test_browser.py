@@ -5,7 +5,7 @@ xdist worker; the reconnect test has its own, to kill it). The page is played th
 its own controls only: clicks, or the keyboard. Screenshots are kept under
 ``test-artifacts/browser/`` for a person to look at.
 
-The browser is Debian's Chromium (``ELFERRAUS_CHROMIUM``, default ``/usr/bin/chromium``);
+The browser is Debian's Chromium (``ELFERRAUS_CHROMIUM``, default its headless shell, else ``/usr/bin/chromium``);
 these tests fail, never skip, when it is missing.
 """
 
@@ -34,7 +34,12 @@ from tests.support.clocked_server import set_clock
 from tests.support.web_helpers import ServerProcess
 
 ARTIFACTS = ROOT / "test-artifacts" / "browser"
-CHROMIUM = os.environ.get("ELFERRAUS_CHROMIUM", "/usr/bin/chromium")
+HEADLESS_SHELL = "/usr/lib/chromium/chromium-headless-shell"
+"""Debian's Chromium without what only a screen needs (package chromium-headless-shell): the same engine at a
+third less CPU time, so the tests' choice when it is there."""
+CHROMIUM = os.environ.get("ELFERRAUS_CHROMIUM") or (
+    HEADLESS_SHELL if os.access(HEADLESS_SHELL, os.X_OK) else "/usr/bin/chromium"
+)
 PAGE_WEIGHT_LIMIT = 200 * 1024
 
 
@@ -158,9 +163,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 def browser() -> Iterator[Browser]:
     if not (os.path.isfile(CHROMIUM) and os.access(CHROMIUM, os.X_OK)):
         pytest.fail(
-            f"The browser tests need Chromium at {CHROMIUM}, and there is none. Install it "
-            "(as root: apt-get install chromium, or `make browser`), or point ELFERRAUS_CHROMIUM at a Chromium "
-            "executable. Playwright's own browser download is not used.",
+            f"The browser tests need Chromium at {CHROMIUM}, and there is none. Install it (as root: "
+            "apt-get install chromium-headless-shell, or `make browser`), or point ELFERRAUS_CHROMIUM at a "
+            "Chromium executable. Playwright's own browser download is not used.",
             pytrace=False,
         )
     playwright = sync_playwright().start()
