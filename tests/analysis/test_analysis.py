@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import math
 import re
-import socket
 import subprocess
 import sys
 import time
@@ -39,6 +38,7 @@ from elferraus.cli.main import main
 from elferraus.game import Game
 from elferraus.rules import Rules
 from tests.support import ROOT
+from tests.support.web_helpers import free_port
 
 SEED = 3
 SECTIONS = [question.NAME for question in QUESTIONS]
@@ -308,18 +308,11 @@ def test_a_record_file_cut_short_is_reported_not_crashed(
     assert "cannot be read to its end" in capsys.readouterr().err
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A Dask scheduler and two single-threaded worker processes on this machine."""
     folder = tmp_path_factory.mktemp("dask")
-    port = _free_port()
+    port = free_port()
     address = f"tcp://127.0.0.1:{port}"
     dask = [sys.executable, "-m", "distributed.cli.dask_scheduler"]
     log = open(folder / "cluster.log", "w")  # noqa: SIM115 - closed at teardown
@@ -388,7 +381,7 @@ def test_the_study_on_a_cluster_equals_the_local_run(local_study: Path, cluster:
 
 def test_an_unreachable_cluster_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(run_module, "CONNECT_TIMEOUT", 1.0)
-    port = _free_port()
+    port = free_port()
     with pytest.raises(ClusterError, match=f"cannot reach the Dask scheduler at tcp://127.0.0.1:{port}"):
         run_tables(
             [equal_table("test", "greedy", 2, 2, QUICK)],

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import os
 import signal
 import socket
@@ -11,7 +12,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,12 +21,33 @@ import uvicorn
 from elferraus.server import WS_MAX_SIZE, create_app
 from tests.support import repo_env
 
+PORTS_PER_PROCESS = 1500
+"""Ports of each test process's own block (below the system's range for outgoing connections)."""
+
+
+def _port_block() -> Iterator[int]:
+    """This test process's ports in turn, for ever: xdist worker N (``gwN``) has the N-th block from 10000."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
+    first = 10000 + (int(worker) if worker.isdigit() else 0) % 14 * PORTS_PER_PROCESS
+    return itertools.cycle(range(first, first + PORTS_PER_PROCESS))
+
+
+_PORTS = _port_block()
+
 
 def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
+    """A loopback port nobody listens on, that no other test process is handed: a server a test stops and starts
+    again on its port finds it free (a port the system picks could meanwhile go to another process's server,
+    whose answers the restarted one's would then be taken for)."""
+    for _ in range(PORTS_PER_PROCESS):
+        port = next(_PORTS)
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free port among this test process's {PORTS_PER_PROCESS}")
 
 
 @contextlib.asynccontextmanager

@@ -84,15 +84,15 @@ def make_rooms(base: str, count: int = ROOMS) -> list[str]:
 
 
 def rooms_served(base: str, codes: list[str]) -> list[str]:
-    """Those of ``codes`` that the server at ``base`` has."""
+    """Those of ``codes`` that the server at ``base`` has; the others' answers are printed (for a failure)."""
     served = []
     for code in codes:
         try:
             with urllib.request.urlopen(f"{base}/api/rooms/{code}", timeout=10) as answer:
                 if answer.status == 200:
                     served.append(code)
-        except urllib.error.HTTPError:
-            pass
+        except urllib.error.HTTPError as error:
+            print(f"GET /api/rooms/{code}: {error.code} {error.read().decode(errors='replace')}")
     return served
 
 
