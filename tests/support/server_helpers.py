@@ -185,11 +185,15 @@ class Raw:
 
 @contextlib.asynccontextmanager
 async def raw(base: str, code: str, hello: dict[str, Any] | None = None) -> AsyncIterator[Raw]:
-    """A raw socket to the room; sends ``hello`` first if given."""
+    """A raw socket to the room; sends ``hello`` first if given.
+
+    A room that cannot be played (unknown, expired) answers at once and closes without waiting for the hello,
+    which may then find the socket closed: what the server sent stays to be received."""
     async with connect(ws_url(base, code), max_size=2**20) as socket:
         client = Raw(socket, [])
         if hello is not None:
-            await client.send(hello)
+            with contextlib.suppress(ConnectionClosed):
+                await client.send(hello)
         yield client
 
 
