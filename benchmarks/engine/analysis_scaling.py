@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import socket
 import subprocess
 import sys
 import tempfile
@@ -26,6 +25,7 @@ from typing import Any
 from elferraus.analysis.plan import Sizes, Table, equal_table, one_against
 from elferraus.analysis.run import run_tables
 from elferraus.analysis.store import GameStore
+from tests.support.web_helpers import free_port
 
 SIZES = Sizes(
     redeal_deals=0,
@@ -47,19 +47,12 @@ def workload(deals: int) -> list[Table]:
     ]
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 class Cluster:
     """A local Dask scheduler with ``workers`` single-threaded worker processes."""
 
     def __init__(self, workers: int) -> None:
         self.workers = workers
-        self.port = _free_port()
+        self.port = free_port()
         self.address = f"tcp://127.0.0.1:{self.port}"
         self.folder = tempfile.TemporaryDirectory()
         self.processes: list[subprocess.Popen[bytes]] = []

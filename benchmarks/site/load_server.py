@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -25,6 +24,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from elferraus.arena.stats import percentile
+from tests.support.web_helpers import free_port
 
 SEATS = 4
 THINK_FLOOR = 0.05
@@ -137,13 +137,6 @@ def summary_ms(values: list[float]) -> dict[str, float | None]:
 
 
 # -- the server process ---------------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def pin(pid: int, cpu: int | None) -> None:

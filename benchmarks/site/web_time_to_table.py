@@ -27,7 +27,6 @@ import argparse
 import asyncio
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -40,6 +39,7 @@ from typing import Any
 from playwright.sync_api import sync_playwright
 
 from elferraus.server.client import RoomClient
+from tests.support.web_helpers import free_port
 
 CHROMIUM = os.environ.get("ELFERRAUS_CHROMIUM", "/usr/bin/chromium")
 
@@ -48,13 +48,6 @@ TIMES = """() => {
   const nav = performance.getEntriesByType('navigation')[0];
   return mark ? {ready: mark.startTime, html: nav.responseEnd, dom: nav.domContentLoadedEventEnd} : null;
 }"""
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def post(base: str, path: str, body: dict[str, Any]) -> dict[str, Any]:
