@@ -16,6 +16,7 @@
  *   hidden.c   sampling the hidden cards (one determinization)
  *   args.c     the rollout functions' argument checks
  *   search.c   search, sample_deals, playout and random_playouts
+ *   vec.c      VecGames: many games stepped in one call, for self-play
  *   module.c   the module: its function table and initialisation
  *
  * CoreState implements exactly the interface and the semantics of
@@ -462,6 +463,10 @@ PyObject *er_search_rounds(PyObject *module, PyObject *args, PyObject *kwds);
 PyObject *er_sample_deals(PyObject *module, PyObject *args, PyObject *kwds);
 PyObject *er_playout(PyObject *module, PyObject *args, PyObject *kwds);
 PyObject *er_random_playouts(PyObject *module, PyObject *args, PyObject *kwds);
+
+/* vec.c */
+extern PyTypeObject er_vec_type;
+int er_vec_ready(void); /* at import: 0, or -1 with an exception */
 
 #if defined(__GNUC__) || defined(__clang__)
 #pragma GCC visibility pop

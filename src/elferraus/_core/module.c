@@ -58,7 +58,7 @@ PyMODINIT_FUNC PyInit__core(void) {
         er_clear_moves();
         return NULL;
     }
-    if (er_state_ready() < 0) {
+    if (er_state_ready() < 0 || er_vec_ready() < 0) {
         return NULL;
     }
     PyObject *module = PyModule_Create(&core_module);
@@ -68,6 +68,12 @@ PyMODINIT_FUNC PyInit__core(void) {
     Py_INCREF(&er_state_type);
     if (PyModule_AddObject(module, "CoreState", (PyObject *)&er_state_type) < 0) {
         Py_DECREF(&er_state_type);
+        Py_DECREF(module);
+        return NULL;
+    }
+    Py_INCREF(&er_vec_type);
+    if (PyModule_AddObject(module, "VecGames", (PyObject *)&er_vec_type) < 0) {
+        Py_DECREF(&er_vec_type);
         Py_DECREF(module);
         return NULL;
     }

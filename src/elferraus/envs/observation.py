@@ -150,6 +150,9 @@ class History:
         n = self.players
         self.seats = np.zeros((n, SEAT_SIZE), np.float32)
         self.laid_by, self.drew, self.kept = _seat_views(self.seats)
+        # Counted, then divided once: the same number however many steps it took (and as vec.c writes it).
+        self._draw_counts = [0] * n
+        self._kept_counts = [0] * n
         self._moves = ()
         self._turn_seat, self._turn_draws, self._turn_laid = -1, 0, False
         self._pile: int | None = None
@@ -174,14 +177,16 @@ class History:
         if seat != self._turn_seat:
             self._turn_seat, self._turn_draws, self._turn_laid = seat, 0, False
         if action == "draw":
-            self.drew[seat] += 1.0 / DRAWS_SCALE
+            self._draw_counts[seat] += 1
+            self.drew[seat] = self._draw_counts[seat] / DRAWS_SCALE
             self._turn_draws += 1
             assert self._pile is not None
             self._pile -= 1
         elif action == "pass":
             draws = self._turn_draws
             if draws and not self._turn_laid and draws < self.max_draws and self._pile:
-                self.kept[seat] = min(1.0, self.kept[seat] + 1.0 / KEPT_SCALE)
+                self._kept_counts[seat] += 1
+                self.kept[seat] = min(1.0, self._kept_counts[seat] / KEPT_SCALE)
         else:
             self.laid_by[seat, Card.parse(action).index] = 1.0
             self._turn_laid = True
