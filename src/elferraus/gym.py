@@ -24,6 +24,11 @@ One seat learns; the others are computer players of the levels named in
 - **Seeding**: ``reset(seed=...)`` deals the same game, with the same
   computer players, for the same seed.
 
+**Many games at once**: ``gymnasium.make_vec("elferraus/ElferRaus-v0", num_envs=N, players=4,
+opponents="greedy")`` builds :class:`ElferRausVectorEnv`, the same game stepped in batches on the
+compiled core (``elferraus.vector.SelfPlay``); ``vectorization_mode="sync"`` or ``"async"`` still gives
+Gymnasium's own vectors of single environments.
+
 The adapter lives in :mod:`elferraus.envs.gym`, beside what the frameworks share;
 this module is its public path.
 """
@@ -34,8 +39,10 @@ from elferraus.envs.gym import (
     ENV_ID,
     ElferRausEnv,
 )
+from elferraus.envs.gym_vector import ElferRausVectorEnv
 
 __all__ = [
     "ENV_ID",
     "ElferRausEnv",
+    "ElferRausVectorEnv",
 ]

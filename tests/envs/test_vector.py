@@ -200,3 +200,20 @@ def test_bad_settings_and_deals_are_refused_with_what_was_wrong() -> None:
         env.load(0, deal.hands, deal.pile[1:])
     with pytest.raises(IndexError, match="game 2 does not exist"):
         env.deal(2)
+
+
+def test_a_kept_game_stays_and_a_redealt_one_starts_again() -> None:
+    env = SelfPlay(num_envs=3, players=4, seed=6)
+    env.reset()
+    for _ in range(5):
+        env.step(env.random_actions())
+    kept_row, deal = env.obs[0].copy(), env.deal(1)
+    actions = env.random_actions()
+    actions[0], actions[1] = SelfPlay.KEEP, SelfPlay.REDEAL
+    _obs, _mask, _seat, rewards, done = env.step(actions)
+    assert np.array_equal(env.obs[0], kept_row)
+    assert done.tolist()[:2] == [False, True]
+    assert not rewards[:2].any()
+    assert env.deal(1) != deal
+    game = env.game(1)
+    assert np.array_equal(env.obs[1], SeatObserver(4, env.rules.max_draws).observe(game, game.turn))

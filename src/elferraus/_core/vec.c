@@ -126,8 +126,15 @@ static inline int code_of(long long action) {
     return action < DECK ? (int)action : action == DRAW_ACTION ? DRAW_CODE : PASS_CODE;
 }
 
-/* True if `action` is legal in the game of `s`. */
+/* Not actions: a game given KEEP stays as it is, one given REDEAL is dealt again (its done set, no reward). */
+#define KEEP (-1)
+#define REDEAL (-2)
+
+/* True if `action` is legal in the game of `s` (or KEEP or REDEAL). */
 static int is_legal(const slot_t *s, long long action) {
+    if (action == KEEP || action == REDEAL) {
+        return 1;
+    }
     if (action < 0 || action >= ACTIONS) {
         return 0;
     }
@@ -392,9 +399,18 @@ static PyObject *VecGames_step(VecGames *self, PyObject *arg) {
     float lose = -1.0f / (float)(n - 1);
     for (Py_ssize_t i = 0; i < self->n; i++) {
         slot_t *s = &self->slots[i];
-        apply(s, code_of(chosen[i]));
         float *rewards = (float *)self->rewards.buf + i * n;
         char *done = (char *)self->done.buf + i;
+        if (chosen[i] == KEEP || chosen[i] == REDEAL) {
+            memset(rewards, 0, (size_t)n * sizeof(float));
+            *done = chosen[i] == REDEAL;
+            if (*done) {
+                deal_game(self, s);
+                write_row(self, s, i);
+            }
+            continue;
+        }
+        apply(s, code_of(chosen[i]));
         int winner = s->game.winner;
         if (winner >= 0) {
             for (int seat = 0; seat < n; seat++) {
@@ -602,8 +618,9 @@ static PyMethodDef VecGames_methods[] = {
     {"reset", (PyCFunction)(void (*)(void))VecGames_reset, METH_VARARGS | METH_KEYWORDS,
      "reset(seed=None)\n--\n\nDeal every game anew (from `seed`'s generators when given) and write the buffers."},
     {"step", (PyCFunction)VecGames_step, METH_O,
-     "step(actions, /)\n--\n\nMake one action in every game (int64, one per game), dealing again where a game "
-     "ended, and write the buffers. An illegal action raises ValueError before any game moves."},
+     "step(actions, /)\n--\n\nMake one action in every game (int64, one per game; -1 keeps a game as it is, -2 "
+     "deals it again), dealing again where a game ended, and write the buffers. An illegal action raises "
+     "ValueError before any game moves."},
     {"random_actions", (PyCFunction)VecGames_random_actions, METH_O,
      "random_actions(out, /)\n--\n\nA uniformly random legal action per game into `out` (int64), from each "
      "game's own generator."},

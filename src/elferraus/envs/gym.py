@@ -154,4 +154,6 @@ class ElferRausEnv(gymnasium.Env[npt.NDArray[np.float32], np.int64]):
 
 
 if ENV_ID not in gymnasium.registry:
-    gymnasium.register(id=ENV_ID, entry_point="elferraus.gym:ElferRausEnv")
+    gymnasium.register(
+        id=ENV_ID, entry_point="elferraus.gym:ElferRausEnv", vector_entry_point="elferraus.gym:ElferRausVectorEnv"
+    )

@@ -17,7 +17,7 @@ from elferraus.cards import CARDS, Card
 from elferraus.envs.actions import ACTION_COUNT
 from elferraus.envs.observation import Layout
 from elferraus.envs.settings import table_rules
-from elferraus.envs.vector_reference import PyVecGames
+from elferraus.envs.vector_reference import KEEP, REDEAL, PyVecGames
 from elferraus.game import Game, cards_of
 from elferraus.rules import Rules
 
@@ -64,7 +64,14 @@ class SelfPlay:
     the same seed always gives the same games. The compiled core runs them, with the
     GIL released; without it (``ELFERRAUS_PURE=1``) the engine's games do, alike
     number for number and much slower.
+
+    Two values of an action are not moves: :attr:`KEEP` leaves a game as it is
+    (for games whose seat to move waits for another player's choice), and
+    :attr:`REDEAL` deals it again at once.
     """
+
+    KEEP = KEEP
+    REDEAL = REDEAL
 
     def __init__(self, num_envs: int, players: int = 4, rules: str | Rules = "classic", seed: int = 0) -> None:
         """Seed the games; :meth:`reset` deals them.
@@ -126,7 +133,8 @@ class SelfPlay:
     def step(
         self, actions: npt.ArrayLike
     ) -> tuple[Observation, Mask, Seats, npt.NDArray[np.float32], npt.NDArray[np.bool_]]:
-        """Make ``actions`` (one action id per game): ``(obs, mask, seat, rewards, done)``.
+        """Make ``actions`` (one action id per game, or :attr:`KEEP` or :attr:`REDEAL`):
+        ``(obs, mask, seat, rewards, done)``.
 
         Raises:
             RuntimeError: before the first :meth:`reset`.

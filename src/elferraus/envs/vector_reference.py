@@ -22,6 +22,10 @@ from elferraus.rollout.simulation import SplitMix64, shuffle
 from elferraus.rules import Rules
 
 MASK64 = (1 << 64) - 1
+KEEP = -1
+"""Not an action: the game stays as it is."""
+REDEAL = -2
+"""Not an action: the game is dealt again (its ``done`` set, no reward)."""
 
 
 def derive(seed: int, k: int) -> int:
@@ -99,12 +103,21 @@ class PyVecGames:
     def step(self, actions: npt.NDArray[np.int64]) -> None:
         for i, action in enumerate(actions):
             game = self._game(i)
+            if action in (KEEP, REDEAL):
+                continue
             if not (0 <= action < ACTION_COUNT and game.is_legal(move_of(int(action)))):
                 raise ValueError(
                     f"game {i}: action {int(action)} is not legal for seat {game.turn} (no game was stepped); "
                     "the mask says which are"
                 )
         for i, action in enumerate(actions):
+            if action in (KEEP, REDEAL):
+                self._rewards[i] = 0.0
+                self._done[i] = action == REDEAL
+                if action == REDEAL:
+                    self._games[i] = self._dealt(i)
+                    self._write(i)
+                continue
             game = self._game(i)
             game.push(move_of(int(action)))
             winner = game.winner
