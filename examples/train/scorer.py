@@ -19,7 +19,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
-from elferraus.envs.actions import ACTION_COUNT
+from elferraus.actions import ACTION_COUNT
 from elferraus.envs.features import FEATURE_COUNT, FEATURES, ActionFeatures
 
 _KINDS = 3

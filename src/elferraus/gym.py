@@ -11,8 +11,8 @@ One seat learns; the others are computer players of the levels named in
 ``opponents`` (one level for all, or one per seat after the learner's).
 
 - **Observation**: the information-state tensor of
-  ``elferraus.envs.observation`` from the learner's seat (float32).
-- **Actions**: ``elferraus.envs.actions``, 82 ids; :meth:`ElferRausEnv.action_masks`
+  ``elferraus.observation`` from the learner's seat (float32).
+- **Actions**: ``elferraus.actions``, 82 ids; :meth:`ElferRausEnv.action_masks`
   gives the legal ones (as sb3-contrib's ``MaskablePPO`` asks), and so does
   ``info["action_mask"]``. ``info["view"]`` is the learner's ``SeatView``.
 - **Reward**: at the end, +1 for a win and -1/(players - 1) otherwise.

@@ -17,11 +17,11 @@ The game (docs/research.md):
   deal given up is no part of anyone's information. Every draw is a chance
   node too: the player's ``draw`` action is followed by the chance node of
   the card he draws, uniform over the pile.
-- **Actions**: ``elferraus.envs.actions``: 0-79 lay that card, 80 draw,
+- **Actions**: ``elferraus.actions``: 0-79 lay that card, 80 draw,
   81 pass. The starter's opening 11 is a decision with one legal action.
 - **Utility**: at the end the winner gets +1 and every other seat
   -1/(players - 1): zero-sum, and a win is all that counts.
-- **Observations**: ``elferraus.envs.observation`` (the observation, and
+- **Observations**: ``elferraus.observation`` (the observation, and
   with ``perfect_recall`` the information state).
 
 The adapter lives in :mod:`elferraus.envs.openspiel`, beside what the frameworks share;

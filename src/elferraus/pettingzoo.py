@@ -15,9 +15,9 @@
   is the seat to move, which may act several times in a row (a turn is a
   sequence of lays, draws and a pass).
 - **Observation** ``{"observation": ..., "action_mask": ...}``: the
-  information-state tensor of ``elferraus.envs.observation`` (what the seat
+  information-state tensor of ``elferraus.observation`` (what the seat
   holds and has seen, float32), and 1 for each legal action id
-  (``elferraus.envs.actions``; all 0 when it is not the agent's turn).
+  (``elferraus.actions``; all 0 when it is not the agent's turn).
 - **Info** ``{}``. :meth:`raw_env.view` gives an agent its own
   ``SeatView`` (its hand, the table, the history as it saw it), for
   policies that read the history (``elferraus.envs.policies.LevelPolicy``).

@@ -127,3 +127,19 @@ PRESETS: Mapping[str, Rules] = {
     "beginners": Rules(colors="RYG"),
 }
 """The named rule sets: the text's game, the current edition, the beginners' deck."""
+
+
+def table_rules(players: int, rules: str | Rules) -> Rules:
+    """The rules of a table of ``players``: ``rules`` itself, or the preset it names (for the research
+    environments, which take either).
+
+    Raises:
+        ValueError: the player count is not 2-6, or no preset has that name.
+    """
+    if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+        raise ValueError(f"players must be {MIN_PLAYERS}-{MAX_PLAYERS}, not {players}")
+    if isinstance(rules, Rules):
+        return rules
+    if rules not in PRESETS:
+        raise ValueError(f"rules must be one of {', '.join(PRESETS)}, not {rules!r}")
+    return Rules.preset(rules)

@@ -10,9 +10,9 @@
 ((64, 4), (64,))
 
 - **Rows**: ``obs[i]`` is the information-state tensor of the seat to move in
-  game ``i`` (``elferraus.envs.observation``; the same layout as the
+  game ``i`` (``elferraus.observation``; the same layout as the
   OpenSpiel, PettingZoo and Gymnasium adapters), ``mask[i]`` its legal action
-  ids (``elferraus.envs.actions``), ``seat[i]`` that seat.
+  ids (``elferraus.actions``), ``seat[i]`` that seat.
 - **Rewards**: per seat, +1 for the winner and -1/(players - 1) for the others,
   in the step that ends a game; ``done[i]`` says so, and game ``i`` is dealt
   again at once (its rows are already the new game's).
@@ -22,11 +22,189 @@
   game and the GIL released; the arrays are the environment's own, written
   over by the next call.
 
-The implementation lives in :mod:`elferraus.envs.vector`; this module is its public path.
 """
 
 from __future__ import annotations
 
-from elferraus.envs.vector import SelfPlay, VecDeal
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
 
-__all__ = ["SelfPlay", "VecDeal"]
+import numpy as np
+import numpy.typing as npt
+
+from elferraus import core
+from elferraus._pyvector import KEEP, REDEAL, PyVecGames
+from elferraus.actions import ACTION_COUNT
+from elferraus.cards import CARDS, Card
+from elferraus.game import Game, cards_of
+from elferraus.observation import Layout
+from elferraus.rules import Rules, table_rules
+
+Observation = npt.NDArray[np.float32]
+Mask = npt.NDArray[np.bool_]
+Seats = npt.NDArray[np.int64]
+
+
+class _Games(Protocol):
+    finished: int
+
+    def reset(self, seed: int | None = None) -> None: ...
+    def step(self, actions: npt.NDArray[np.int64]) -> None: ...
+    def random_actions(self, out: npt.NDArray[np.int64]) -> None: ...
+    def load(self, index: int, hands: Sequence[int], pile: Sequence[int]) -> None: ...
+    def deal(self, index: int) -> tuple[tuple[int, ...], tuple[int, ...]]: ...
+    def hands(self, out: npt.NDArray[np.float32]) -> None: ...
+
+
+@dataclass(frozen=True)
+class VecDeal:
+    """The deal of one game: each seat's hand and the pile, top first (``Game(hands, pile, rules)``)."""
+
+    hands: tuple[tuple[Card, ...], ...]
+    pile: tuple[Card, ...]
+
+
+class SelfPlay:
+    """``num_envs`` games of ``players`` under ``rules``, stepped together; a game that ends is dealt again.
+
+    Every call writes into arrays the environment owns and returns them: copy
+    what you keep past the next call.
+
+    - ``obs`` (num_envs, obs_size) float32: the information-state tensor of the
+      seat to move (``elferraus.observation``, ``Layout(players, history=True)``);
+    - ``mask`` (num_envs, 82) bool: its legal action ids (``elferraus.actions``);
+    - ``seat`` (num_envs,) int64: the seat to move;
+    - ``rewards`` (num_envs, players) float32: +1 for the winner and -1/(players - 1) for
+      the others in a game that just ended, else 0;
+    - ``done`` (num_envs,) bool: the game ended with that action (its row of ``obs``,
+      ``mask`` and ``seat`` is already the new game's).
+
+    Game ``i`` deals from its own generator, derived from ``seed`` and ``i``:
+    the same seed always gives the same games. The compiled core runs them, with the
+    GIL released; without it (``ELFERRAUS_PURE=1``) the engine's games do, alike
+    number for number and much slower.
+
+    Two values of an action are not moves: :attr:`KEEP` leaves a game as it is
+    (for games whose seat to move waits for another player's choice), and
+    :attr:`REDEAL` deals it again at once.
+    """
+
+    KEEP = KEEP
+    REDEAL = REDEAL
+
+    def __init__(self, num_envs: int, players: int = 4, rules: str | Rules = "classic", seed: int = 0) -> None:
+        """Seed the games; :meth:`reset` deals them.
+
+        Raises:
+            ValueError: ``num_envs`` below 1, a player count not 2-6, an unknown preset.
+        """
+        if type(num_envs) is not int or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive int, not {num_envs!r}")
+        self.rules = table_rules(players, rules)
+        self.num_envs = num_envs
+        self.players = players
+        self.layout = Layout(players, history=True)
+        self.obs_size = self.layout.size
+        self.action_count = ACTION_COUNT
+        self.obs: Observation = np.zeros((num_envs, self.obs_size), np.float32)
+        self.mask: Mask = np.zeros((num_envs, ACTION_COUNT), np.bool_)
+        self.seat: Seats = np.zeros(num_envs, np.int64)
+        self.rewards = np.zeros((num_envs, players), np.float32)
+        self.done = np.zeros(num_envs, np.bool_)
+        self._actions = np.zeros(num_envs, np.int64)
+        compiled = core.compiled()
+        self._games: _Games
+        if compiled is not None:
+            self._games = compiled.VecGames(
+                num_envs=num_envs,
+                players=players,
+                colors=len(self.rules.colors),
+                max_draws=self.rules.max_draws,
+                must_play=self.rules.must_play,
+                ends_after_draw=self.rules.after_draw == "end",
+                hand_size=self.rules.cards_per_player(players),
+                seed=seed,
+                obs=self.obs,
+                mask=self.mask,
+                seat=self.seat,
+                rewards=self.rewards,
+                done=self.done,
+            )
+        else:
+            self._games = PyVecGames(
+                num_envs=num_envs,
+                rules=self.rules,
+                players=players,
+                seed=seed,
+                obs=self.obs,
+                mask=self.mask,
+                seat=self.seat,
+                rewards=self.rewards,
+                done=self.done,
+            )
+
+    def reset(self, seed: int | None = None) -> tuple[Observation, Mask, Seats]:
+        """Deal every game anew (from ``seed``'s generators when given, else the next deals of the current
+        ones): ``(obs, mask, seat)``."""
+        self._games.reset(seed)
+        return self.obs, self.mask, self.seat
+
+    def step(
+        self, actions: npt.ArrayLike
+    ) -> tuple[Observation, Mask, Seats, npt.NDArray[np.float32], npt.NDArray[np.bool_]]:
+        """Make ``actions`` (one action id per game, or :attr:`KEEP` or :attr:`REDEAL`):
+        ``(obs, mask, seat, rewards, done)``.
+
+        Raises:
+            RuntimeError: before the first :meth:`reset`.
+            ValueError: an action that is not legal in its game (named with its
+                game's index); no game moved.
+        """
+        chosen = np.ascontiguousarray(actions, dtype=np.int64)
+        if chosen.shape != (self.num_envs,):
+            raise ValueError(f"actions must be one action id per game, shape ({self.num_envs},), not {chosen.shape}")
+        self._games.step(chosen)
+        return self.obs, self.mask, self.seat, self.rewards, self.done
+
+    def random_actions(self) -> npt.NDArray[np.int64]:
+        """A uniformly random legal action for every game, from each game's own seeded generator (a new array)."""
+        out = np.empty(self.num_envs, np.int64)
+        self._games.random_actions(out)
+        return out
+
+    @property
+    def finished(self) -> int:
+        """Games that ended since the last reset."""
+        return self._games.finished
+
+    def deal(self, index: int) -> VecDeal:
+        """The deal of game ``index``'s current game."""
+        hands, pile = self._games.deal(index)
+        return VecDeal(tuple(tuple(cards_of(hand)) for hand in hands), tuple(CARDS[card] for card in pile))
+
+    def game(self, index: int) -> Game:
+        """A new engine game from game ``index``'s deal (at its start)."""
+        deal = self.deal(index)
+        return Game(deal.hands, deal.pile, self.rules)
+
+    def load(self, index: int, hands: Sequence[Sequence[Card]], pile: Sequence[Card]) -> None:
+        """Start game ``index`` from a deal (each seat's hand, the pile top first), e.g. an engine game's
+        ``dealt()``; its rows are written and its reward and done cleared.
+
+        Raises:
+            ValueError: the deal does not hold each card of the deck once, or no 11 is in a hand.
+        """
+        masks = [sum(1 << card.index for card in hand) for hand in hands]
+        self._games.load(index, masks, [card.index for card in pile])
+
+    def hidden(self, out: npt.NDArray[np.float32] | None = None) -> npt.NDArray[np.float32]:
+        """Every seat's hand, from the seat to move's own on, and the pile: (num_envs, players + 1, 80).
+
+        What no seat may see: for a critic that learns from the whole deal while
+        training (as PerfectDou's does), never for a policy's input.
+        """
+        if out is None:
+            out = np.empty((self.num_envs, self.players + 1, len(CARDS)), np.float32)
+        self._games.hands(out)
+        return out

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from elferraus import Game, read_position
+from elferraus.actions import ACTION_COUNT, DRAW_ACTION, PASS_ACTION, action_of
 from elferraus.cards import CARDS, Card
-from elferraus.envs.actions import ACTION_COUNT, DRAW_ACTION, PASS_ACTION, action_of
 from elferraus.envs.features import FEATURE_COUNT, FEATURES, ActionFeatures
 from elferraus.moves import DRAW, Move
 from elferraus.rules import PRESETS

@@ -12,8 +12,8 @@ from gymnasium.utils.env_checker import check_env
 
 import elferraus.gym  # noqa: F401 (registers the environment)
 from elferraus import Game
+from elferraus.actions import action_of
 from elferraus.bots import make_bot, seat_seed
-from elferraus.envs.actions import action_of
 from elferraus.envs.policies import LevelPolicy
 from elferraus.envs.worlds import sample_world
 from elferraus.gym import ENV_ID, ElferRausEnv

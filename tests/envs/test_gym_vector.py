@@ -13,8 +13,8 @@ import pytest
 import elferraus.gym  # noqa: F401 (registers the environment)
 from elferraus import Game
 from elferraus.bots import make_bot, start_players
-from elferraus.envs.observation import SeatObserver
 from elferraus.gym import ENV_ID, ElferRausVectorEnv
+from elferraus.observation import SeatObserver
 
 
 def _random_actions(infos: dict[str, Any], rng: np.random.Generator) -> np.ndarray:

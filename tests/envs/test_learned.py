@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 
 from elferraus import Game
+from elferraus.actions import action_of
 from elferraus.arena.runner import ArenaConfig, run_arena, summarize
-from elferraus.envs.actions import action_of
 from elferraus.envs.features import FEATURE_COUNT, ActionFeatures
 from elferraus.envs.learned import SHIPPED, LearnedBot, Network, main
-from elferraus.envs.observation import Layout, write_view
+from elferraus.observation import Layout, write_view
 
 
 def _layers(arrays: dict[str, object], sizes: list[int], outputs: int, scale: float, seed: int) -> None:

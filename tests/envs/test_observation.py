@@ -1,4 +1,4 @@
-"""The observation tensors (``elferraus.envs.observation``): every piece says what its table in the docs says,
+"""The observation tensors (``elferraus.observation``): every piece says what its table in the docs says,
 the fast path equals the plain one, and the layout is what the frameworks are told."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from elferraus import Game
-from elferraus.envs.observation import History, Layout, SeatObserver, dealt_hand, write_view
+from elferraus.observation import History, Layout, SeatObserver, dealt_hand, write_view
 from elferraus.rules import PRESETS
 
 

@@ -15,11 +15,11 @@ from open_spiel.python.algorithms import evaluate_bots
 
 import elferraus.openspiel  # noqa: F401 (registers the game)
 from elferraus import Card, Rules, read_record
+from elferraus.actions import ACTION_COUNT, DRAW_ACTION, action_of
 from elferraus.arena.players import make_player
 from elferraus.arena.runner import ArenaConfig, run_arena, summarize
-from elferraus.envs.actions import ACTION_COUNT, DRAW_ACTION, action_of
-from elferraus.envs.observation import Layout
 from elferraus.moves import Move
+from elferraus.observation import Layout
 from elferraus.openspiel import ElferRausState, LevelBot, ismcts_bot, max_game_length
 from elferraus.rules import PRESETS
 from elferraus.table.seating import seat_specs

@@ -12,7 +12,7 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 
 from elferraus import Rules, read_record
-from elferraus.envs.actions import action_of
+from elferraus.actions import action_of
 from elferraus.envs.policies import LevelPolicy
 from elferraus.envs.worlds import sample_world
 from elferraus.moves import Move

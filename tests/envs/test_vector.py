@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 from elferraus import Game
-from elferraus.envs.actions import action_of, move_of
-from elferraus.envs.observation import SeatObserver
-from elferraus.envs.vector_reference import PyVecGames
+from elferraus._pyvector import PyVecGames
+from elferraus.actions import action_of, move_of
 from elferraus.envs.worlds import sample_world
+from elferraus.observation import SeatObserver
 from elferraus.rules import PRESETS
 from elferraus.vector import SelfPlay
 

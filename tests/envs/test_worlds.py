@@ -11,8 +11,8 @@ import pytest
 from elferraus import Game
 from elferraus.bots import make_bot
 from elferraus.cards import Card
-from elferraus.envs.observation import dealt_hand
 from elferraus.envs.worlds import sample_world
+from elferraus.observation import dealt_hand
 from elferraus.record import read_record
 from elferraus.rules import PRESETS
 from tests.data import DATA

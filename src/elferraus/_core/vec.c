@@ -1,9 +1,9 @@
-/* VecGames: many games stepped in one call, for self-play (elferraus.envs.vector.SelfPlay).
+/* VecGames: many games stepped in one call, for self-play (elferraus.vector.SelfPlay).
  *
  * Each game is a game_t with the rules of core.h (er_legal_codes, er_apply: the state's rules,
  * the state's opening) and what its history told every seat: the cards each seat laid, how
  * many it drew, how often it ended a turn keeping a drawn card that fit. After every step the
- * information-state tensor of the seat to move (the layout of elferraus.envs.observation) and
+ * information-state tensor of the seat to move (the layout of elferraus.observation) and
  * its legal-action mask are written into buffers the caller owns (NumPy arrays), with the
  * seat to move, the rewards of a game that ended and its done flag. A game that ends is dealt
  * again at once from its own generator. No Python object is touched per game, and the GIL is
@@ -14,7 +14,7 @@
  * actions (random_actions) from derive(seed, 2 i + 1). A deal shuffles the ordered deck
  * (Fisher-Yates, sm_shuffle) and is shuffled again while no 11 lies in a hand; seat s gets
  * deck[s * size, (s + 1) * size), the rest is the pile, top first. The pure-Python twin is
- * elferraus.envs.vector_reference, with identical results (tests/envs/test_vector.py).
+ * elferraus._pyvector, with identical results (tests/envs/test_vector.py).
  */
 
 #include "core.h"
@@ -645,7 +645,7 @@ PyTypeObject er_vec_type = {
     .tp_basicsize = sizeof(VecGames),
     .tp_dealloc = (destructor)VecGames_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Many games stepped in one call, writing into the caller's arrays (elferraus.envs.vector).",
+    .tp_doc = "Many games stepped in one call, writing into the caller's arrays (elferraus.vector).",
     .tp_methods = VecGames_methods,
     .tp_getset = VecGames_getset,
     .tp_init = (initproc)VecGames_init,

@@ -221,8 +221,8 @@ class OpenSpielIsmctsPlayer:
 
     def choose(self, view: SeatView) -> Move:
         """The search's move from a state drawn for ``view``."""
+        from elferraus.actions import move_of
         from elferraus.envs import openspiel
-        from elferraus.envs.actions import move_of
 
         if len(view.legal) == 1:
             return view.legal[0]

@@ -19,11 +19,11 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from elferraus.actions import ACTION_COUNT, DRAW_ACTION, PASS_ACTION, action_of
 from elferraus.bots.knowledge import Knowledge, Tracker, card_index
 from elferraus.bots.medium import walk
 from elferraus.cards import ELEVEN, NUMBERS
 from elferraus.core import can_go_out
-from elferraus.envs.actions import ACTION_COUNT, DRAW_ACTION, PASS_ACTION, action_of
 from elferraus.view import SeatView
 
 FEATURES: tuple[str, ...] = (

@@ -16,15 +16,14 @@ import numpy as np
 import numpy.typing as npt
 from gymnasium import spaces
 
+from elferraus.actions import ACTION_COUNT, actions_of, move_of
 from elferraus.bots import BOTS, Bot, make_bot, seat_seed
 from elferraus.bots.turns import play_turns, start_players
-from elferraus.envs.actions import ACTION_COUNT, actions_of, move_of
-from elferraus.envs.observation import Layout, SeatObserver
-from elferraus.envs.settings import table_rules
 from elferraus.errors import IllegalMoveError
 from elferraus.game import Game
 from elferraus.i18n import Lang
-from elferraus.rules import Rules
+from elferraus.observation import Layout, SeatObserver
+from elferraus.rules import Rules, table_rules
 from elferraus.table.words import hand_text, row_lines
 from elferraus.view import SeatView
 

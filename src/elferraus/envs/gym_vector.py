@@ -1,5 +1,5 @@
 """Gymnasium's vector form of ``elferraus/ElferRaus-v0``: one learning seat per game against computer players,
-many games stepped together on :class:`~elferraus.envs.vector.SelfPlay`.
+many games stepped together on :class:`~elferraus.vector.SelfPlay`.
 
 ``gymnasium.make_vec("elferraus/ElferRaus-v0", num_envs=N)`` builds it (its ``vector_entry_point``); the
 public path is :mod:`elferraus.gym`.
@@ -17,12 +17,11 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from elferraus.actions import ACTION_COUNT, action_of, move_of
 from elferraus.bots import BOTS, Bot, make_bot, seat_seed, start_players
-from elferraus.envs.actions import ACTION_COUNT, action_of, move_of
-from elferraus.envs.settings import table_rules
-from elferraus.envs.vector import SelfPlay
 from elferraus.game import Game
-from elferraus.rules import Rules
+from elferraus.rules import Rules, table_rules
+from elferraus.vector import SelfPlay
 
 Array = npt.NDArray[Any]
 

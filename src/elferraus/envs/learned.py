@@ -5,7 +5,7 @@ example, ``examples/train/``, writes it). It is one of two kinds, named by
 the array ``kind`` (``"mlp"`` when absent):
 
 ``"mlp"``: one network from the information-state tensor of
-``elferraus.envs.observation`` to one logit per action id.
+``elferraus.observation`` to one logit per action id.
 
 ==================  ==========================================================
 array               what it is
@@ -50,12 +50,12 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from elferraus.actions import ACTION_COUNT, MOVES, action_of
 from elferraus.bots import Bot
 from elferraus.bots.protocol import serve
-from elferraus.envs.actions import ACTION_COUNT, MOVES, action_of
 from elferraus.envs.features import FEATURE_COUNT, ActionFeatures
-from elferraus.envs.observation import Layout, write_view
 from elferraus.moves import Move
+from elferraus.observation import Layout, write_view
 from elferraus.rules import Rules
 from elferraus.view import SeatView
 

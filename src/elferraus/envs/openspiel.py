@@ -15,15 +15,14 @@ import numpy as np
 import pyspiel
 from open_spiel.python.algorithms import ismcts, mcts
 
+from elferraus.actions import ACTION_COUNT, CARD_COUNT, DRAW_ACTION, MOVES, action_of, action_text, actions_of
 from elferraus.bots import make_bot
 from elferraus.cards import CARDS, ELEVEN, Card
-from elferraus.envs.actions import ACTION_COUNT, CARD_COUNT, DRAW_ACTION, MOVES, action_of, action_text, actions_of
-from elferraus.envs.observation import Layout, information_text, observation_text, write_view
-from elferraus.envs.settings import MAX_PLAYERS, MIN_PLAYERS, table_rules
 from elferraus.envs.worlds import sample_world
 from elferraus.game import Game
 from elferraus.moves import DRAW, Move
-from elferraus.rules import Rules
+from elferraus.observation import Layout, information_text, observation_text, write_view
+from elferraus.rules import MAX_PLAYERS, MIN_PLAYERS, Rules, table_rules
 from elferraus.view import SeatView
 
 SHORT_NAME = "elfer_raus"

@@ -17,12 +17,11 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from elferraus.envs.actions import ACTION_COUNT, action_of, move_of
-from elferraus.envs.observation import Layout, SeatObserver
-from elferraus.envs.settings import table_rules
+from elferraus.actions import ACTION_COUNT, action_of, move_of
 from elferraus.game import Game
 from elferraus.i18n import Lang
-from elferraus.rules import Rules
+from elferraus.observation import Layout, SeatObserver
+from elferraus.rules import Rules, table_rules
 from elferraus.table.words import hand_text, row_lines
 from elferraus.view import SeatView
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from elferraus.actions import action_of
 from elferraus.bots import Bot, make_bot
-from elferraus.envs.actions import action_of
 from elferraus.view import SeatView
 
 

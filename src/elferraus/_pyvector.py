@@ -2,7 +2,7 @@
 
 It deals with the same generators and writes the same rows, so that a seed gives
 the same games with or without the compiled core; the tests compare the two
-number for number. It is what :class:`elferraus.envs.vector.SelfPlay` runs on
+number for number. It is what :class:`elferraus.vector.SelfPlay` runs on
 where the core was not compiled (``ELFERRAUS_PURE=1``), about a thousand times slower.
 """
 
@@ -13,11 +13,11 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
+from elferraus.actions import ACTION_COUNT, action_of, move_of
 from elferraus.cards import CARDS, ELEVEN, NUMBERS
-from elferraus.envs.actions import ACTION_COUNT, action_of, move_of
-from elferraus.envs.observation import SeatObserver
 from elferraus.errors import NotationError
 from elferraus.game import Game, cards_of
+from elferraus.observation import SeatObserver
 from elferraus.rollout.simulation import SplitMix64, shuffle
 from elferraus.rules import Rules
 

@@ -2,7 +2,7 @@
 
 Seats are counted from the observer: slot 0 is the observer, slot 1 the
 seat after him (who plays next), and so on. Cards are indexed as the action
-ids (``elferraus.envs.actions``). Every number is made from the observer's
+ids (``elferraus.actions``). Every number is made from the observer's
 :class:`~elferraus.SeatView` and its public history, so no tensor can hold a
 card he may not know.
 
@@ -52,8 +52,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from elferraus.actions import CARD_COUNT
 from elferraus.cards import Card, Color
-from elferraus.envs.actions import CARD_COUNT
 from elferraus.game import Game
 from elferraus.view import SeatView
 
