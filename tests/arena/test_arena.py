@@ -231,3 +231,47 @@ def test_bot_that_exits_before_the_arena_reads_is_not_restarted(tmp_path: Path) 
     with pytest.raises(ForfeitError, match=re.escape("the program exited (code 3)")):
         player._receive(20, "move")
     player.close()
+
+
+REFUSING_BOT = """
+import json, sys
+with open(sys.argv[1], "a", encoding="utf-8") as starts:
+    starts.write("start\\n")
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "hello":
+        print(json.dumps({"type": "refuse", **json.loads(sys.argv[2])}), flush=True)
+        sys.exit(2)
+"""
+
+
+@pytest.mark.parametrize(
+    ("refusal", "reason"),
+    [
+        (
+            {"reason": "plays 4 players only; the table has 2"},
+            "refused the seat: plays 4 players only; the table has 2",
+        ),
+        ({"reason": "plays 4 players\n   only"}, "refused the seat: plays 4 players only"),
+        ({"reason": "x" * 500}, f"refused the seat: {'x' * 197}..."),
+        ({"reason": ["4"]}, "refused the seat: no reason given"),
+        ({}, "refused the seat: no reason given"),
+    ],
+    ids=["reason", "reason-on-lines", "reason-long", "reason-not-text", "no-reason"],
+)
+def test_bot_that_refuses_its_seat_forfeits_with_its_reason_and_is_not_offered_it_again(
+    tmp_path: Path, refusal: dict[str, object], reason: str
+) -> None:
+    script, starts = tmp_path / "refuser.py", tmp_path / "starts.txt"
+    script.write_text(REFUSING_BOT, encoding="utf-8")
+    refuser = f"cmd:{sys.executable} {script} {starts} '{json.dumps(refusal)}'"
+    config = ArenaConfig(specs=(refuser, "greedy"), deals=3, seed=1, move_time=20.0, records=True)
+    results = list(run_arena(config))
+    assert len(results) == 6
+    for result in results:
+        assert result.forfeit is not None
+        assert result.specs[result.forfeit[0]] == refuser
+        assert result.forfeit[1] == reason
+        assert result.record is not None
+        assert result.record["forfeit"]["reason"] == reason
+    assert starts.read_text(encoding="utf-8").count("start") == 2  # once per seat, not once per game

@@ -11,8 +11,9 @@ import sys
 import pytest
 
 from elferraus import Game, Rules
-from elferraus.bots import make_bot, protocol
+from elferraus.bots import Bot, SeatRefusedError, make_bot, protocol
 from elferraus.moves import DRAW, Move
+from elferraus.view import SeatView
 from tests.support import ROOT
 
 
@@ -131,6 +132,46 @@ def test_serve_rejects_other_protocols(capsys: pytest.CaptureFixture[str]) -> No
     hello = json.dumps({"type": "hello", "protocol": "elferraus-bot/9", "seat": 0, "players": 2, "rules": {}})
     assert protocol.serve(make_bot("greedy"), io.StringIO(hello + "\n"), io.StringIO()) == 2
     assert "speaks elferraus-bot/1" in capsys.readouterr().err
+
+
+class _ThreeFullColours(Bot):
+    """A bot for three players and the four colours only, which says so when offered anything else."""
+
+    name = "three"
+
+    def start_game(self, seat: int, players: int, rules: Rules) -> None:
+        if players != 3:
+            raise SeatRefusedError(f"plays 3 players only; the table has {players}")
+        if rules.colors != "RYGB":
+            raise SeatRefusedError(f"plays the colours RYGB only,\n not {rules.colors}")
+
+    def choose(self, view: SeatView) -> Move:
+        raise AssertionError("never asked")
+
+
+@pytest.mark.parametrize(
+    ("players", "rules", "reason"),
+    [
+        (2, "classic", "plays 3 players only; the table has 2"),
+        (6, "ravensburger", "plays 3 players only; the table has 6"),
+        (3, "beginners", "plays the colours RYGB only, not RYG"),
+        (3, "classic", None),
+    ],
+)
+def test_serve_refuses_a_seat_its_bot_cannot_play_in_one_line(
+    players: int, rules: str, reason: str | None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    hello = protocol.encode(protocol.hello(0, players, Rules.preset(rules)))
+    out = io.StringIO()
+    code = protocol.serve(_ThreeFullColours(), io.StringIO(hello + "\n" + '{"type": "quit"}\n'), out)
+    err = capsys.readouterr().err
+    if reason is None:
+        assert (code, err) == (0, "")
+        assert json.loads(out.getvalue()) == {"type": "ready", "name": "elferraus three"}
+        return
+    assert code == 2
+    assert json.loads(out.getvalue()) == {"type": "refuse", "reason": reason}
+    assert err == f"elferraus bot: refused the seat: {reason}\n"
 
 
 def test_elferraus_bot_command_speaks_the_protocol() -> None:

@@ -1,9 +1,13 @@
 """The learned player's runner (``elferraus.envs.learned``): a saved network plays legal moves from a seat's
-view, in process and over the bot protocol in the arena, and a broken file is refused with what is wrong."""
+view, in process and over the bot protocol in the arena; a broken file is refused with what is wrong, and a
+seat at a table of another size with a one-line ``refuse``."""
 
 from __future__ import annotations
 
 import itertools
+import json
+import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -13,9 +17,13 @@ import pytest
 from elferraus import Game
 from elferraus.actions import action_of
 from elferraus.arena.runner import ArenaConfig, run_arena, summarize
+from elferraus.bots import protocol
+from elferraus.cli.main import main as cli
 from elferraus.envs.features import FEATURE_COUNT, ActionFeatures
 from elferraus.envs.learned import SHIPPED, LearnedBot, Network, main
+from elferraus.moves import Move
 from elferraus.observation import Layout, write_view
+from tests.support import ROOT
 
 
 def _layers(arrays: dict[str, object], sizes: list[int], outputs: int, scale: float, seed: int) -> None:
@@ -158,3 +166,57 @@ def test_the_shipped_player_is_the_trained_scorer_and_beats_three_greedy() -> No
     learned = summary.kinds[config.specs[0]]
     assert learned.forfeits == 0
     assert learned.win_share()[0] >= 0.75, "trained to win about 96 % of these games (examples/train/README.md)"
+
+
+def _runner(players: int) -> subprocess.CompletedProcess[str]:
+    """The shipped runner offered the first seat to move of ``players``, then asked for a move, then quit."""
+    game = Game.deal(players, seed=5)
+    lines = [protocol.hello(game.turn, players, game.rules), protocol.act(game.view(game.turn)), {"type": "quit"}]
+    return subprocess.run(
+        [sys.executable, "-m", "elferraus.envs.learned"],
+        input="".join(protocol.encode(line) + "\n" for line in lines),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize(
+    ("players", "code", "err"),
+    [
+        (2, 2, "elferraus bot: refused the seat: this network was trained for 4 players; the table has 2\n"),
+        (3, 2, "elferraus bot: refused the seat: this network was trained for 4 players; the table has 3\n"),
+        (6, 2, "elferraus bot: refused the seat: this network was trained for 4 players; the table has 6\n"),
+        (4, 0, ""),
+    ],
+)
+def test_the_shipped_runner_refuses_a_table_of_another_size_in_one_line(players: int, code: int, err: str) -> None:
+    done = _runner(players)
+    assert "Traceback" not in done.stdout + done.stderr
+    assert (done.returncode, done.stderr) == (code, err)
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    if code:
+        assert answers == [protocol.refuse(err.split("refused the seat: ")[1])]
+    else:
+        assert answers[0] == {"type": "ready", "name": "elferraus learned"}
+        assert Move.parse(answers[1]["move"]) in Game.deal(players, seed=5).legal_moves()
+
+
+def test_the_documented_refusal_is_what_the_shipped_runner_says() -> None:
+    text = (ROOT / "docs" / "bot-protocol.md").read_text(encoding="utf-8")
+    said = _runner(2)
+    row = re.search(r'^\| bot → arena \| `(\{"type": "refuse".*?\})` \|', text, flags=re.MULTILINE)
+    assert row is not None
+    assert json.loads(row[1]) == json.loads(said.stdout)
+    assert f"`{said.stderr.strip()}`" in " ".join(text.split())
+
+
+def test_the_arena_reports_why_the_runner_refused_its_seats(capsys: pytest.CaptureFixture[str]) -> None:
+    runner = f"cmd:{sys.executable} -m elferraus.envs.learned"
+    assert cli(["arena", "--players", "2", "--bots", f"{runner},greedy", "--games", "3"]) == 0
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    forfeits = re.findall(r"^  deal \d, rotation \d: (.*)$", out, flags=re.MULTILINE)
+    reason = "refused the seat: this network was trained for 4 players; the table has 2"
+    assert forfeits == [f"{runner} - {reason}"] * 6

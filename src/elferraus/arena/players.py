@@ -76,7 +76,10 @@ class ExternalPlayer:
     """A program that speaks ``elferraus-bot/1`` on its standard input and output.
 
     It is started on first use and again after it misbehaved (crashed, hung,
-    sent garbage): such a player forfeits the game in which it happened.
+    sent garbage): such a player forfeits the game in which it happened. A
+    program that refuses a seat (``refuse``) forfeits that game with its
+    reason, and every later game that offers it the same ``hello``, without
+    being started again for it.
     """
 
     def __init__(self, command: str, *, move_time: float = 5.0, start_time: float = 10.0) -> None:
@@ -88,6 +91,8 @@ class ExternalPlayer:
         self.start_time = start_time
         self._process: subprocess.Popen[bytes] | None = None
         self._buffer = b""
+        self._refusals: dict[str, str] = {}
+        """The forfeit reason of each ``hello`` line the program refused."""
 
     def _start(self) -> subprocess.Popen[bytes]:
         if self._process is not None:
@@ -147,9 +152,19 @@ class ExternalPlayer:
             raise ForfeitError(str(error)) from None
 
     def start_game(self, seat: int, players: int, rules: Rules, seed: int) -> None:
-        """Say hello and wait for ready."""
-        self._send(protocol.hello(seat, players, rules))
+        """Say hello and wait for ready; a refusal is a forfeit, remembered for the same hello."""
+        hello = protocol.hello(seat, players, rules)
+        offer = protocol.encode(hello)
+        if offer in self._refusals:
+            raise ForfeitError(self._refusals[offer])
+        self._send(hello)
         answer = self._receive(self.start_time, '"ready"')
+        if answer.get("type") == "refuse":
+            self._kill()
+            reason = answer.get("reason")
+            words = " ".join(reason.split()) if isinstance(reason, str) else ""
+            self._refusals[offer] = f"refused the seat: {_cut(words) or 'no reason given'}"
+            raise ForfeitError(self._refusals[offer])
         if answer.get("type") != "ready":
             self._kill()
             raise ForfeitError(f'expected {{"type": "ready"}}, got {protocol.encode(answer)[:80]}')
@@ -189,6 +204,11 @@ class ExternalPlayer:
             except (ForfeitError, subprocess.TimeoutExpired):
                 pass
         self._kill()
+
+
+def _cut(text: str, limit: int = 200) -> str:
+    """``text`` cut to ``limit`` characters, as a report line quotes a program's words."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 class OpenSpielIsmctsPlayer:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from elferraus.bots.base import Bot
+from elferraus.bots.base import Bot, SeatRefusedError
 from elferraus.bots.baseline import GreedyBot, RandomBot
 from elferraus.bots.blocking import BlockerBot, HoarderBot, NoOpenBot, OneLayBot, TightBlockerBot
 from elferraus.bots.easy import EasyBot
@@ -92,6 +92,7 @@ __all__ = [
     "OneLayBot",
     "RandomBot",
     "SamplerBot",
+    "SeatRefusedError",
     "TightBlockerBot",
     "hint_seed",
     "is_player_name",

@@ -5,7 +5,8 @@ its standard input and output, one JSON object per line (see
 ``docs/bot-protocol.md``):
 
 - arena -> bot ``{"type": "hello", "protocol": "elferraus-bot/1", "seat": 2, "players": 4, "rules": {...}}``;
-  bot -> arena ``{"type": "ready", "name": "..."}``;
+  bot -> arena ``{"type": "ready", "name": "..."}``, or ``{"type": "refuse", "reason": "..."}`` from a bot
+  that cannot play that seat (it then exits);
 - arena -> bot ``{"type": "act", "view": VIEW, "legal": ["R12", "G10", "pass"]}``;
   bot -> arena ``{"move": "R12"}``;
 - arena -> bot ``{"type": "end", "result": {...}}`` after each game, then
@@ -35,7 +36,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError, core_schema
 
-from elferraus.bots import Bot, make_bot
+from elferraus.bots import Bot, SeatRefusedError, make_bot
 from elferraus.cards import ELEVEN, NUMBERS, Card, Color
 from elferraus.errors import NotationError
 from elferraus.moves import Move
@@ -54,6 +55,15 @@ class ProtocolError(ValueError):
 def hello(seat: int, players: int, rules: Rules) -> dict[str, Any]:
     """The message that starts a game for ``seat``."""
     return {"type": "hello", "protocol": PROTOCOL, "seat": seat, "players": players, "rules": rules.to_dict()}
+
+
+def refuse(reason: str) -> dict[str, Any]:
+    """The answer to ``hello`` of a bot that cannot play the seat offered; ``reason`` is put on one line.
+
+    >>> refuse("this network was trained for 4 players;  the table has 2")
+    {'type': 'refuse', 'reason': 'this network was trained for 4 players; the table has 2'}
+    """
+    return {"type": "refuse", "reason": " ".join(reason.split())}
 
 
 def act(view: SeatView) -> dict[str, Any]:
@@ -277,7 +287,9 @@ def _shown(value: object) -> str:
 def serve(bot: Bot, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
     """Play as ``bot`` over the protocol until ``quit`` or end of input.
 
-    Returns the exit code: 0 after ``quit`` or end of input, 2 on a protocol error.
+    Returns the exit code: 0 after ``quit`` or end of input, 2 on a protocol error or when the bot
+    refuses the seat a ``hello`` offers (its :class:`SeatRefusedError`): then it answers ``refuse``
+    with the reason, which it also writes on standard error in one line.
     """
     source = stdin or sys.stdin
     sink = stdout or sys.stdout
@@ -297,7 +309,13 @@ def serve(bot: Bot, stdin: TextIO | None = None, stdout: TextIO | None = None) -
                 if data.get("protocol") != PROTOCOL:
                     raise ProtocolError(f"this bot speaks {PROTOCOL}, not {data.get('protocol')!r}")
                 rules = Rules.from_dict(data["rules"])
-                bot.start_game(int(data["seat"]), int(data["players"]), rules)
+                try:
+                    bot.start_game(int(data["seat"]), int(data["players"]), rules)
+                except SeatRefusedError as error:
+                    refusal = refuse(str(error))
+                    print(f"elferraus bot: refused the seat: {refusal['reason']}", file=sys.stderr)
+                    send(refusal)
+                    return 2
                 send({"type": "ready", "name": f"elferraus {bot.name}"})
             elif kind == "act":
                 if rules is None:

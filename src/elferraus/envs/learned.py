@@ -38,6 +38,8 @@ illegal move.
 ``elferraus arena --bots "cmd:python -m elferraus.envs.learned MODEL.npz,greedy,greedy,greedy"``.
 Without ``MODEL.npz`` it plays :data:`SHIPPED`, the scorer that
 ``make train`` trained for four players (``examples/train/README.md``).
+Offered a seat at a table of another size, it answers ``refuse`` with the
+reason, says it on standard error in one line and exits with code 2.
 """
 
 from __future__ import annotations
@@ -51,7 +53,7 @@ import numpy as np
 import numpy.typing as npt
 
 from elferraus.actions import ACTION_COUNT, MOVES, action_of
-from elferraus.bots import Bot
+from elferraus.bots import Bot, SeatRefusedError
 from elferraus.bots.protocol import serve
 from elferraus.envs.features import FEATURE_COUNT, ActionFeatures
 from elferraus.moves import Move
@@ -158,8 +160,11 @@ class LearnedBot(Bot):
         self._rows = np.zeros((ACTION_COUNT, FEATURE_COUNT), np.float32)
 
     def start_game(self, seat: int, players: int, rules: Rules) -> None:
+        """Start a game; a table of another size than the network's is refused (:class:`SeatRefusedError`)."""
         if players != self.network.players:
-            raise ValueError(f"this network was trained for {self.network.players} players, not {players}")
+            raise SeatRefusedError(
+                f"this network was trained for {self.network.players} players; the table has {players}"
+            )
         self._features.reset()
 
     def choose(self, view: SeatView) -> Move:
