@@ -72,6 +72,7 @@ bench: $(STAMP)
 	.venv-bench/bin/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	.venv-bench/bin/python -m benchmarks.engine.random_games
 	.venv-bench/bin/python -m benchmarks.engine.frameworks
+	.venv-bench/bin/python -m benchmarks.engine.selfplay_speed
 
 # The learned player (examples/train/README.md), outside `make test`: its own venv from the train lock
 # (PyTorch's CPU build comes from PyTorch's own index), training, the learning curve, then the arena

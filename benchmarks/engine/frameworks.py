@@ -43,8 +43,12 @@ from typing import Any
 
 import numpy as np
 
+# Plays from a seed: (games finished, actions or steps made). A row's loop plays one whole game a call.
+Play = Callable[[int], tuple[int, int]]
 
-def _pick(outcomes: list[tuple[int, float]], rng: random.Random) -> int:
+
+def pick_chance_outcome(outcomes: list[tuple[int, float]], rng: random.Random) -> int:
+    """An outcome of a chance node, drawn by inverse CDF with ``rng``."""
     point = rng.random()
     for action, probability in outcomes:
         point -= probability
@@ -53,33 +57,38 @@ def _pick(outcomes: list[tuple[int, float]], rng: random.Random) -> int:
     return outcomes[-1][0]
 
 
-def pyspiel_game(name: str, params: dict[str, Any]) -> Callable[[int], int]:
+def load_pyspiel_game(name: str, params: dict[str, Any]) -> Any:
+    """``pyspiel.load_game`` with OpenSpiel's Python games and ``elfer_raus`` registered."""
     import pyspiel
     from open_spiel.python import games  # noqa: F401 (registers OpenSpiel's Python games)
 
     import elferraus.openspiel  # noqa: F401
 
-    game = pyspiel.load_game(name, params)
+    return pyspiel.load_game(name, params)
 
-    def play(seed: int) -> int:
+
+def pyspiel_game(name: str, params: dict[str, Any]) -> Play:
+    game = load_pyspiel_game(name, params)
+
+    def play(seed: int) -> tuple[int, int]:
         rng = random.Random(seed)
         state = game.new_initial_state()
         actions = 0
         while not state.is_terminal():
             if state.is_chance_node():
-                state.apply_action(_pick(state.chance_outcomes(), rng))
+                state.apply_action(pick_chance_outcome(state.chance_outcomes(), rng))
             else:
                 state.apply_action(rng.choice(state.legal_actions()))
             actions += 1
-        return actions
+        return 1, actions
 
     return play
 
 
-def aec_env(make: Callable[[], Any]) -> Callable[[int], int]:
+def aec_env(make: Callable[[], Any]) -> Play:
     table = make()
 
-    def play(seed: int) -> int:
+    def play(seed: int) -> tuple[int, int]:
         rng = np.random.default_rng(seed)
         table.reset(seed=seed)
         steps = 0
@@ -92,19 +101,19 @@ def aec_env(make: Callable[[], Any]) -> Callable[[int], int]:
             table.step(int(legal[rng.integers(len(legal))]))
             steps += 1
             del agent
-        return steps
+        return 1, steps
 
     return play
 
 
-def gym_env() -> Callable[[int], int]:
+def gym_env() -> Play:
     import gymnasium
 
     import elferraus.gym  # noqa: F401
 
     environment = gymnasium.make("elferraus/ElferRaus-v0", players=4, opponents="greedy").unwrapped
 
-    def play(seed: int) -> int:
+    def play(seed: int) -> tuple[int, int]:
         rng = np.random.default_rng(seed)
         environment.reset(seed=seed)
         steps, done = 0, False
@@ -112,7 +121,7 @@ def gym_env() -> Callable[[int], int]:
             legal = np.flatnonzero(environment.action_masks())
             _observation, _reward, done, _truncated, _info = environment.step(int(legal[rng.integers(len(legal))]))
             steps += 1
-        return steps
+        return 1, steps
 
     return play
 
@@ -131,7 +140,7 @@ def elferraus_aec() -> Any:
     return pettingzoo.make("aec", "elferraus_v0", players=4)
 
 
-ROWS: dict[str, tuple[str, str, Callable[[], Callable[[int], int]]]] = {
+ROWS: dict[str, tuple[str, str, Callable[[], Play]]] = {
     "pyspiel:elfer_raus": ("pyspiel", "actions", lambda: pyspiel_game("elfer_raus", {"players": 4})),
     "pyspiel:python_block_dominoes": ("pyspiel", "actions", lambda: pyspiel_game("python_block_dominoes", {})),
     "pyspiel:python_kuhn_poker": ("pyspiel", "actions", lambda: pyspiel_game("python_kuhn_poker", {})),
@@ -142,17 +151,57 @@ ROWS: dict[str, tuple[str, str, Callable[[], Callable[[int], int]]]] = {
 }
 
 
-def measure(play: Callable[[int], int], seconds: float) -> dict[str, float]:
+def measure(play: Play, seconds: float) -> dict[str, float]:
+    """Three untimed calls, then calls with seeds 0, 1, ... for ``seconds``: the counts, the time and the rate."""
     for seed in range(1_000_000, 1_000_003):
         play(seed)
     start, cpu = time.perf_counter(), time.process_time()
-    games = actions = 0
+    calls = games = actions = 0
     while time.perf_counter() - start < seconds:
-        actions += play(games)
-        games += 1
+        finished, made = play(calls)
+        calls += 1
+        games += finished
+        actions += made
     elapsed, used = time.perf_counter() - start, time.process_time() - cpu
     # Rates per second of CPU time: a virtual machine's stolen time would slow the row it fell on.
     return {"games": games, "actions": actions, "seconds": elapsed, "cpu_seconds": used, "per_second": actions / used}
+
+
+def pin_to_one_core(core: int | None = None) -> int | None:
+    """Pin this process to ``core`` (default: the last it may use) and return it; None where it cannot pin."""
+    if not hasattr(os, "sched_setaffinity"):
+        return None
+    chosen = sorted(os.sched_getaffinity(0))[-1] if core is None else core
+    os.sched_setaffinity(0, {chosen})
+    return chosen
+
+
+def set_up(names: list[str], factories: dict[str, Callable[[], Play]]) -> dict[str, Play]:
+    """The plays of the rows named; a row whose library is missing is reported and left out."""
+    plays: dict[str, Play] = {}
+    for name in names:
+        try:
+            plays[name] = factories[name]()
+        except ImportError as error:
+            print(f"{name:36} not installed ({error})")
+    return plays
+
+
+def take_turns(plays: dict[str, Play], rounds: int, seconds: float) -> dict[str, list[dict[str, float]]]:
+    """Each row measured ``rounds`` times, the rows taking turns, so a slow spell of the machine hits them all."""
+    runs: dict[str, list[dict[str, float]]] = {name: [] for name in plays}
+    for _ in range(rounds):
+        for name, play in plays.items():
+            runs[name].append(measure(play, seconds))
+    return runs
+
+
+def summarise(rows: list[dict[str, float]]) -> dict[str, Any]:
+    """One row's rounds: the median rate, the games and actions of all rounds, and the rounds themselves."""
+    median = statistics.median(row["per_second"] for row in rows)
+    games = sum(int(row["games"]) for row in rows)
+    actions = sum(int(row["actions"]) for row in rows)
+    return {"per_second": median, "games": games, "actions": actions, "rounds": rows}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -164,27 +213,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", help="comma-separated row names")
     parser.add_argument("--json", metavar="OUT", help="also write the results as JSON")
     args = parser.parse_args(argv)
-    if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[-1]})
+    pin_to_one_core()
     names = args.only.split(",") if args.only else list(ROWS)
-    plays: dict[str, Callable[[int], int]] = {}
-    for name in names:
-        try:
-            plays[name] = ROWS[name][2]()
-        except ImportError as error:
-            print(f"{name:36} not installed ({error})")
-    runs: dict[str, list[dict[str, float]]] = {name: [] for name in plays}
-    for _ in range(args.rounds):
-        for name, play in plays.items():  # the rows take turns, so a slow spell of the machine hits them all
-            runs[name].append(measure(play, args.seconds))
+    plays = set_up(names, {name: ROWS[name][2] for name in names})
+    runs = take_turns(plays, args.rounds, args.seconds)
     results: dict[str, Any] = {}
     print(f"{'row':36} {'games':>7} {'per game':>9} {'per second (median)':>20}  rounds")
     for name, rows in runs.items():
         unit = ROWS[name][1]
-        median = statistics.median(row["per_second"] for row in rows)
-        games = sum(int(row["games"]) for row in rows)
-        actions = sum(row["actions"] for row in rows)
-        results[name] = {"unit": unit, "per_second": median, "games": games, "actions": actions, "rounds": rows}
+        results[name] = {"unit": unit, **summarise(rows)}
+        games, actions, median = results[name]["games"], results[name]["actions"], results[name]["per_second"]
         spread = ", ".join(f"{row['per_second']:,.0f}" for row in rows)
         print(f"{name:36} {games:>7} {actions / games:>9.1f} {median:>15,.0f} {unit}/s  {spread}")
     for loop in ("pyspiel", "aec"):
