@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 # chromium-headless-shell): the browser tests' pages cost it two thirds of the CPU time of the whole browser.
 CHROMIUM ?= /usr/lib/chromium/chromium-headless-shell
 
-.PHONY: play test check lint typecheck layers browser bench bench-faults clean fuzz train
+.PHONY: play test check lint typecheck layers browser bench bench-faults clean fuzz train league
 
 $(STAMP): requirements/dev.lock requirements/older-pythons.lock pyproject.toml $(wildcard src/elferraus/_core/*.c src/elferraus/_core/*.h)
 	$(PYTHON) -m venv $(VENV)
@@ -100,6 +100,15 @@ train: $(TRAIN_STAMP)
 			--bots "cmd:$(TRAIN_VENV)/bin/python -m elferraus.envs.learned $(TRAIN_OUT)/policy.npz,$$level,$$level,$$level" \
 			|| exit 1; \
 	done
+
+# The league (examples/league/): the strongest player's network, trained by self-play against a growing
+# population, in the train venv. It trains for LEAGUE_HOURS, going on from examples/league/out/checkpoint.pt
+# or, on a new machine, from examples/league/results/ (kept in git); the curves are in results/curve.png.
+LEAGUE_HOURS ?= 2
+LEAGUE_ARGS ?=
+
+league: $(TRAIN_STAMP)
+	nice $(TRAIN_VENV)/bin/python examples/league/league.py --hours $(LEAGUE_HOURS) $(LEAGUE_ARGS)
 
 clean:
 	rm -rf $(VENV) .venv-bench $(TRAIN_VENV) .mypy_cache .ruff_cache
