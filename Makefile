@@ -102,13 +102,17 @@ train: $(TRAIN_STAMP)
 	done
 
 # The league (examples/league/): the strongest player's network, trained by self-play against a growing
-# population, in the train venv. It trains for LEAGUE_HOURS, going on from examples/league/out/checkpoint.pt
-# or, on a new machine, from examples/league/results/ (kept in git); the curves are in results/curve.png.
+# population, in the train venv: first it learns to play as the hoarder (imitate.py, a few minutes), then it
+# trains for LEAGUE_HOURS, going on from examples/league/out/checkpoint.pt or, on a new machine, from
+# examples/league/results/ (kept in git); the curves are in results/curve.png.
 LEAGUE_HOURS ?= 2
 LEAGUE_ARGS ?=
 
 league: $(TRAIN_STAMP)
-	nice $(TRAIN_VENV)/bin/python examples/league/league.py --hours $(LEAGUE_HOURS) $(LEAGUE_ARGS)
+	test -f examples/league/results/state.json || test -f examples/league/out/imitated.npz \
+		|| nice $(TRAIN_VENV)/bin/python examples/league/imitate.py --out examples/league/out/imitated.npz
+	nice $(TRAIN_VENV)/bin/python examples/league/league.py --start examples/league/out/imitated.npz \
+		--hours $(LEAGUE_HOURS) $(LEAGUE_ARGS)
 
 clean:
 	rm -rf $(VENV) .venv-bench $(TRAIN_VENV) .mypy_cache .ruff_cache

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Train the league's player by self-play against a growing population, resumable, with its curves.
 
-    make league                                   # set-up, then training in chunks until --hours are done
-    python examples/league/league.py --out examples/league/out --hours 2
+    make league                                   # set-up, imitation, then training for LEAGUE_HOURS
+    python examples/league/league.py --start examples/league/out/imitated.npz --hours 2
 
-The learner is one network for every table (2-6 players, classic, Ravensburger and beginners' rules): a
+It begins from the network ``imitate.py`` trained to play as the ``hoarder`` (as AlphaStar's league began
+from people's games). The learner is one network for every table (2-6 players, classic, Ravensburger and beginners' rules): a
 policy over the seat's information state (``elferraus.bots.network``) and a critic that also sees the hidden
 cards (as PerfectDou's does), trained with PPO on ``elferraus.vector.SelfPlay``. Half of its games are
 against itself; in the others it takes one seat and the population the rest, each seat drawn by prioritized
@@ -82,6 +83,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, default=Path("examples/league/out"))
     parser.add_argument("--results", type=Path, default=Path("examples/league/results"))
+    parser.add_argument(
+        "--start", type=Path, help="the network to begin from when nothing is to go on from (imitate.py's)"
+    )
     parser.add_argument("--publish-every", type=int, default=10, help="updates between writes to --results")
     parser.add_argument("--keep-snapshots", type=int, default=12, help="the newest snapshots kept as members")
     parser.add_argument("--hours", type=float, default=2.0, help="stop after this much training in this run")
@@ -89,8 +93,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--decisions", type=int, default=24_000, help="learner decisions per update")
     parser.add_argument("--epochs", type=int, default=3)
     parser.add_argument("--minibatch", type=int, default=2048)
-    parser.add_argument("--lr", type=float, default=3e-4)
-    parser.add_argument("--entropy", type=float, default=0.01)
+    parser.add_argument("--lr", type=float, default=1e-4)
+    parser.add_argument("--entropy", type=float, default=0.003)
     parser.add_argument("--clip", type=float, default=0.2)
     parser.add_argument("--gae-lambda", type=float, default=0.95)
     parser.add_argument("--self-play", type=float, default=0.5, help="share of games the learner plays alone")
@@ -153,6 +157,9 @@ class League:
     def resume_from_results(self) -> None:
         state_path = self.args.results / "state.json"
         if not state_path.exists():
+            if self.args.start is not None:
+                self.model.load_arrays(self.args.start)
+                self.log(f"begins from {self.args.start}")
             return
         state = json.loads(state_path.read_text())
         self.model.load_arrays(self.args.results / "league.npz")

@@ -153,6 +153,11 @@ class PyVecGames:
         self._rewards[index] = 0.0
         self._done[index] = False
 
+    def load_position(self, index: int, *_position: object) -> None:
+        raise RuntimeError(
+            "SelfPlay.load_position needs the compiled core (elferraus._core): the Python twin plays from deals only"
+        )
+
     def _check_index(self, index: int) -> None:
         self._game(0)
         if not 0 <= index < len(self._games):

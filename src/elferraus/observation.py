@@ -153,6 +153,7 @@ class History:
         # Counted, then divided once: the same number however many steps it took (and as vec.c writes it).
         self._draw_counts = [0] * n
         self._kept_counts = [0] * n
+        self._laid_masks = [0] * n
         self._moves = ()
         self._turn_seat, self._turn_draws, self._turn_laid = -1, 0, False
         self._pile: int | None = None
@@ -188,8 +189,15 @@ class History:
                 self._kept_counts[seat] += 1
                 self.kept[seat] = min(1.0, self._kept_counts[seat] / KEPT_SCALE)
         else:
-            self.laid_by[seat, Card.parse(action).index] = 1.0
+            index = Card.parse(action).index
+            self.laid_by[seat, index] = 1.0
+            self._laid_masks[seat] |= 1 << index
             self._turn_laid = True
+
+    def counts(self) -> tuple[list[int], list[int], list[int]]:
+        """Per seat: the cards it laid (a mask), the cards it drew, the turns it ended keeping a drawn card
+        that fit (``SelfPlay.load_position`` takes these)."""
+        return list(self._laid_masks), list(self._draw_counts), list(self._kept_counts)
 
     def write(self, pieces: dict[str, npt.NDArray[np.float32]], me: int) -> None:
         """Write the history pieces as ``me`` sees them (slot 0 his own)."""

@@ -38,7 +38,7 @@ from elferraus._pyvector import KEEP, REDEAL, PyVecGames
 from elferraus.actions import ACTION_COUNT
 from elferraus.cards import CARDS, Card
 from elferraus.game import Game, cards_of
-from elferraus.observation import Layout
+from elferraus.observation import History, Layout
 from elferraus.rules import Rules, table_rules
 
 Observation = npt.NDArray[np.float32]
@@ -53,8 +53,57 @@ class _Games(Protocol):
     def step(self, actions: npt.NDArray[np.int64]) -> None: ...
     def random_actions(self, out: npt.NDArray[np.int64]) -> None: ...
     def load(self, index: int, hands: Sequence[int], pile: Sequence[int]) -> None: ...
+    def load_position(
+        self,
+        index: int,
+        hands: Sequence[int],
+        pile: Sequence[int],
+        to_move: int,
+        laid: int,
+        draws: int,
+        last_drawn: int,
+        laid_by: Sequence[int],
+        drew: Sequence[int],
+        kept: Sequence[int],
+    ) -> None: ...
     def deal(self, index: int) -> tuple[tuple[int, ...], tuple[int, ...]]: ...
     def hands(self, out: npt.NDArray[np.float32]) -> None: ...
+
+
+@dataclass(frozen=True)
+class Position:
+    """A game in progress with every card known, as :meth:`SelfPlay.load_position` takes it: each seat's hand
+    (a mask), the pile (card indices, top first), the turn, and the history's pieces per seat (the cards it
+    laid as a mask, its draws, the turns it ended keeping a drawn card that fit: ``History.counts()``)."""
+
+    hands: tuple[int, ...]
+    pile: tuple[int, ...]
+    to_move: int
+    laid: int
+    draws: int
+    last_drawn: int
+    laid_by: tuple[int, ...]
+    drew: tuple[int, ...]
+    kept: tuple[int, ...]
+
+    @classmethod
+    def of_game(cls, game: Game) -> Position:
+        """The position of an engine game (all of it known)."""
+        history = History(game.players, game.rules.max_draws)
+        history.update(game.public_moves(None), game.pile_size())
+        laid_by, drew, kept = history.counts()
+        last = game.last_drawn
+        return cls(
+            hands=tuple(sum(1 << card.index for card in game.hand(seat)) for seat in range(game.players)),
+            pile=tuple(card.index for card in game.pile()),
+            to_move=game.turn,
+            laid=len(game.laid_this_turn()),
+            draws=game.draws_this_turn,
+            last_drawn=last.index if last is not None else -1,
+            laid_by=tuple(laid_by),
+            drew=tuple(drew),
+            kept=tuple(kept),
+        )
 
 
 @dataclass(frozen=True)
@@ -197,6 +246,28 @@ class SelfPlay:
         """
         masks = [sum(1 << card.index for card in hand) for hand in hands]
         self._games.load(index, masks, [card.index for card in pile])
+
+    def load_position(self, index: int, position: Position) -> None:
+        """Put game ``index`` at ``position`` (a known deal in the middle of a game, e.g. a world sampled for
+        one seat's view); its rows are written and its reward and done cleared. Games dealt there later come
+        from its own generator.
+
+        Raises:
+            ValueError: the position is not one of this table (cards missing or twice, a turn that cannot be).
+            RuntimeError: the core was not compiled (the Python twin plays from deals only).
+        """
+        self._games.load_position(
+            index,
+            position.hands,
+            position.pile,
+            position.to_move,
+            position.laid,
+            position.draws,
+            position.last_drawn,
+            position.laid_by,
+            position.drew,
+            position.kept,
+        )
 
     def hidden(self, out: npt.NDArray[np.float32] | None = None) -> npt.NDArray[np.float32]:
         """Every seat's hand, from the seat to move's own on, and the pile: (num_envs, players + 1, 80).

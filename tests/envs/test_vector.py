@@ -15,7 +15,7 @@ from elferraus.actions import action_of, move_of
 from elferraus.envs.worlds import sample_world
 from elferraus.observation import SeatObserver
 from elferraus.rules import PRESETS
-from elferraus.vector import SelfPlay
+from elferraus.vector import Position, SelfPlay
 
 
 def _engine_games(env: SelfPlay) -> list[tuple[Game, SeatObserver]]:
@@ -217,3 +217,31 @@ def test_a_kept_game_stays_and_a_redealt_one_starts_again() -> None:
     assert env.deal(1) != deal
     game = env.game(1)
     assert np.array_equal(env.obs[1], SeatObserver(4, env.rules.max_draws).observe(game, game.turn))
+
+
+@pytest.mark.parametrize(("players", "rules"), [(3, "classic"), (4, "ravensburger"), (5, "beginners")])
+def test_a_position_in_the_middle_of_a_game_is_loaded_as_the_engine_has_it(players: int, rules: str) -> None:
+    env = SelfPlay(num_envs=4, players=players, rules=rules, seed=3)
+    env.reset()
+    games = _engine_games(env)
+    other = SelfPlay(num_envs=4, players=players, rules=rules, seed=8)
+    other.reset()
+    for step in range(120):
+        actions = env.random_actions()
+        _obs, _mask, _seat, _rewards, done = env.step(actions)
+        for i, action in enumerate(actions):
+            games[i][0].push(move_of(int(action)))
+            if done[i]:
+                games[i] = (env.game(i), games[i][1])
+        if step % 7 == 0:
+            for i, (game, _observer) in enumerate(games):
+                other.load_position(i, Position.of_game(game))
+            assert np.array_equal(other.obs, env.obs)
+            assert np.array_equal(other.mask, env.mask)
+            assert np.array_equal(other.seat, env.seat)
+            assert np.array_equal(other.hidden(), env.hidden())
+    position = Position.of_game(games[0][0])
+    first, *rest = position.hands
+    broken = Position(**{**position.__dict__, "hands": (first & (first - 1), *rest)})  # a card of seat 0 lost
+    with pytest.raises(ValueError, match=r"each card of the .*-card deck once"):
+        other.load_position(0, broken)

@@ -540,6 +540,129 @@ static PyObject *VecGames_load(VecGames *self, PyObject *args, PyObject *kwds) {
     Py_RETURN_NONE;
 }
 
+/* The masks of a sequence of `count` ints into `out`; -1 with an exception. */
+static int mask_items(PyObject *value, const char *name, mask_t *out, int count) {
+    PyObject *seq = er_int_seq(value, name);
+    if (!seq) {
+        return -1;
+    }
+    if (PySequence_Fast_GET_SIZE(seq) != count) {
+        PyErr_Format(PyExc_ValueError, "%s must hold %d masks, one per seat", name, count);
+        Py_DECREF(seq);
+        return -1;
+    }
+    for (int k = 0; k < count; k++) {
+        if (er_mask_arg(PySequence_Fast_GET_ITEM(seq, k), name, &out[k]) < 0) {
+            Py_DECREF(seq);
+            return -1;
+        }
+    }
+    Py_DECREF(seq);
+    return 0;
+}
+
+static PyObject *VecGames_load_position(VecGames *self, PyObject *args, PyObject *kwds) {
+    static char *kwlist[] = {"index", "hands", "pile", "to_move", "laid", "draws", "last_drawn", "laid_by",
+                             "drew", "kept", NULL};
+    Py_ssize_t index;
+    int to_move, laid, draws, last_drawn;
+    PyObject *hands_arg, *pile_arg, *laid_by_arg, *drew_arg, *kept_arg;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "nOOiiiiOOO:load_position", kwlist, &index, &hands_arg, &pile_arg,
+                                     &to_move, &laid, &draws, &last_drawn, &laid_by_arg, &drew_arg, &kept_arg) ||
+        index_arg(self, index) < 0) {
+        return NULL;
+    }
+    int n = self->players, deck = self->colors * NUMBERS;
+    mask_t hands[MAX_PLAYERS], laid_by[MAX_PLAYERS];
+    if (mask_items(hands_arg, "hands", hands, n) < 0 || mask_items(laid_by_arg, "laid_by", laid_by, n) < 0) {
+        return NULL;
+    }
+    long long drew[MAX_PLAYERS], kept[MAX_PLAYERS], pile_codes[DECK + 1];
+    if (er_int_items(drew_arg, "drew", "a draw count", drew, MAX_PLAYERS + 1) != n ||
+        er_int_items(kept_arg, "kept", "a keep count", kept, MAX_PLAYERS + 1) != n) {
+        if (!PyErr_Occurred()) {
+            PyErr_Format(PyExc_ValueError, "drew and kept must hold %d counts, one per seat", n);
+        }
+        return NULL;
+    }
+    Py_ssize_t pile_len = er_int_items(pile_arg, "pile", "a pile card", pile_codes, DECK + 1);
+    if (pile_len < 0) {
+        return NULL;
+    }
+    mask_t seen = {0, 0}, table = {0, 0};
+    int clash = 0;
+    for (int seat = 0; seat < n; seat++) {
+        clash |= !mask_empty(mask_and(seen, hands[seat])) || !mask_empty(mask_and(seen, laid_by[seat]));
+        seen = mask_or(seen, hands[seat]);
+        clash |= !mask_empty(mask_and(seen, laid_by[seat]));
+        seen = mask_or(seen, laid_by[seat]);
+        table = mask_or(table, laid_by[seat]);
+        clash |= drew[seat] < 0 || drew[seat] > DECK || kept[seat] < 0 || kept[seat] > DECK;
+    }
+    int8_t pile[DECK];
+    for (Py_ssize_t k = 0; k < pile_len && !clash; k++) {
+        clash |= pile_codes[k] < 0 || pile_codes[k] >= deck;
+        if (!clash) {
+            pile[k] = (int8_t)pile_codes[k];
+            clash |= mask_test(seen, pile[k]);
+            seen = mask_or(seen, ER_BITS[pile[k]]);
+        }
+    }
+    mask_t full = {0, 0};
+    for (int card = 0; card < deck; card++) {
+        full = mask_or(full, ER_BITS[card]);
+    }
+    if (clash || !mask_eq(seen, full)) {
+        PyErr_Format(PyExc_ValueError,
+                     "the hands, the laid cards and the pile must hold each card of the %d-card deck once", deck);
+        return NULL;
+    }
+    if (to_move < 0 || to_move >= n || laid < 0 || laid > MAX_TURN_COUNT || draws < 0 || draws > MAX_TURN_COUNT ||
+        last_drawn < -1 || last_drawn >= deck || (last_drawn >= 0 && !mask_test(hands[to_move], last_drawn)) ||
+        (draws && !laid && last_drawn < 0)) {
+        PyErr_SetString(PyExc_ValueError, "to_move, laid, draws and last_drawn do not describe a turn of this table");
+        return NULL;
+    }
+    /* The fit set follows from the table: each opened row's outer neighbours, each unopened colour's 11. */
+    mask_t fit = {0, 0};
+    for (int color = 0; color < self->colors; color++) {
+        int low = 0, high = 0;
+        for (int number = 1; number <= NUMBERS; number++) {
+            if (mask_test(table, color * NUMBERS + number - 1)) {
+                low = low ? low : number;
+                high = number;
+            }
+        }
+        if (!low) {
+            fit = mask_or(fit, ER_BITS[color * NUMBERS + ELEVEN - 1]);
+            continue;
+        }
+        if (low > 1) {
+            fit = mask_or(fit, ER_BITS[color * NUMBERS + low - 2]);
+        }
+        if (high < NUMBERS) {
+            fit = mask_or(fit, ER_BITS[color * NUMBERS + high]);
+        }
+    }
+    slot_t *s = &self->slots[index];
+    start_game(self, s, hands, pile, (int)pile_len);
+    game_t *g = &s->game;
+    g->fit = fit;
+    g->to_move = to_move;
+    g->laid = laid;
+    g->draws = draws;
+    g->last_drawn = last_drawn;
+    s->table = table;
+    for (int seat = 0; seat < n; seat++) {
+        s->laid_by[seat] = laid_by[seat];
+        s->drew[seat] = (int)drew[seat];
+        s->kept[seat] = (int)kept[seat];
+    }
+    write_row(self, s, index);
+    clear_result(self, index);
+    Py_RETURN_NONE;
+}
+
 static PyObject *VecGames_deal(VecGames *self, PyObject *arg) {
     Py_ssize_t index = PyNumber_AsSsize_t(arg, PyExc_IndexError);
     if ((index == -1 && PyErr_Occurred()) || index_arg(self, index) < 0) {
@@ -627,6 +750,12 @@ static PyMethodDef VecGames_methods[] = {
     {"load", (PyCFunction)(void (*)(void))VecGames_load, METH_VARARGS | METH_KEYWORDS,
      "load(index, hands, pile)\n--\n\nStart game `index` from a deal: each seat's hand as a mask, the pile top "
      "first; its row of the buffers is written, its reward and done cleared."},
+    {"load_position", (PyCFunction)(void (*)(void))VecGames_load_position, METH_VARARGS | METH_KEYWORDS,
+     "load_position(index, hands, pile, to_move, laid, draws, last_drawn, laid_by, drew, kept)\n--\n\n"
+     "Put game `index` at a position: each seat's hand and the cards it laid (masks), the pile top first, the "
+     "turn (seat to move, cards laid and drawn this turn, the card drawn last or -1), and each seat's draws "
+     "and turns ended keeping a drawn card that fit; the fit follows from the laid cards. Its row is written, "
+     "its reward and done cleared. What it deals later comes from its own generator."},
     {"deal", (PyCFunction)VecGames_deal, METH_O,
      "deal(index, /)\n--\n\nThe deal of game `index`: (hands as masks, pile top first)."},
     {"hands", (PyCFunction)VecGames_hands, METH_O,

@@ -51,12 +51,14 @@ class Advice:
     """A search player's choice and its grounds.
 
     ``reason`` is ``"only"`` (the one legal move), ``"go_out"`` (the hand can be
-    emptied this turn) or ``"search"``; for a search, ``rates`` holds each
-    candidate's share of won playouts, best first, over ``samples`` samples.
+    emptied this turn), ``"search"``, or ``"policy"`` (``master`` without the
+    compiled core: its network's likeliest move); for a search, ``rates`` holds each
+    candidate's share of won playouts (``master``: its expected win share), best
+    first, over ``samples`` samples.
     """
 
     move: Move
-    reason: Literal["only", "go_out", "search"]
+    reason: Literal["only", "go_out", "search", "policy"]
     rates: tuple[tuple[Move, float], ...] = ()
     samples: int = 0
 
