@@ -152,7 +152,7 @@ class MasterBot(Bot):
         rng = np.random.default_rng(self._rng.getrandbits(64))
         actions = first
         for _ in range(self.horizon + 1):
-            _obs, mask, seat, rewards, done = table.step(actions)
+            _obs, mask, _seat, rewards, done = table.step(actions)
             ended = active & done
             values[ended] = rewards[ended, me]
             active &= ~done
