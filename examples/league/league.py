@@ -6,8 +6,9 @@
 
 It begins from the network ``imitate.py`` trained to play as the ``hoarder`` (as AlphaStar's league began
 from people's games). The learner is one network for every table (2-6 players, classic, Ravensburger and
-beginners' rules): a policy over the seat's information state (``elferraus.bots.network``) and a critic that also sees the hidden
-cards (as PerfectDou's does), trained with PPO on ``elferraus.vector.SelfPlay``. Half of its games are
+beginners' rules): a policy over the seat's information state (``elferraus.bots.network``) and a critic
+that also sees the hidden cards (as PerfectDou's does), trained with PPO on ``elferraus.vector.SelfPlay``.
+Half of its games are
 against itself; in the others it takes one seat and the population the rest, each seat drawn by prioritized
 fictitious self-play (the members it beats least, most often). The population holds the project's
 players (the levels, the blockers, the hoarder, ``expert-reads``, a sampler) and the learner's own
