@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
+from threadpoolctl import ThreadpoolController
 
 from elferraus import core
 from elferraus.actions import ACTION_COUNT, action_of
@@ -47,6 +48,17 @@ def shipped_network() -> LeagueNetwork:
     return LeagueNetwork.load(SHIPPED)
 
 
+@functools.cache
+def one_blas_thread() -> None:
+    """Keep NumPy's matrix library to one thread in this process, once.
+
+    The search multiplies small matrices (a few hundred rows), where more
+    threads gain nothing; on a busy machine they wait for each other, and a
+    decision of 20 ms took over a second.
+    """
+    ThreadpoolController().limit(limits=1, user_api="blas")
+
+
 class MasterBot(Bot):
     """The strongest level: policy-guided search over sampled deals (see the module's docstring)."""
 
@@ -60,6 +72,7 @@ class MasterBot(Bot):
 
     def __init__(self, seed: int = 0, network: LeagueNetwork | None = None) -> None:
         super().__init__(seed)
+        one_blas_thread()
         self.network = network if network is not None else shipped_network()
         self._rng = random.Random(seed)
         self._tracker: Tracker | None = None
