@@ -113,6 +113,7 @@ def test_setup_errors(build: Callable[[], object], message: str) -> None:
         ("greedy,human,random,human", (1, 3), {0: "greedy", 2: "random"}),
         ("human,human", (0, 1), {}),
         ("medium,easy,hard,expert,greedy,random", (), {0: "medium", 1: "easy", 2: "hard", 3: "expert"}),
+        ("master,human,expert", (1,), {0: "master", 2: "expert"}),
     ],
 )
 def test_who_is_who(levels: str, people: tuple[int, ...], bots: dict[int, str]) -> None:
@@ -136,6 +137,7 @@ def test_who_is_who(levels: str, people: tuple[int, ...], bots: dict[int, str]) 
         ("greedy,human,human,random", "ravensburger", 8),
         ("human,medium", "beginners", 21),
         ("random,random,human,greedy,greedy,human", "classic", 5),
+        ("human,master", "classic", 2),
     ],
 )
 def test_seeded_game_to_the_end(levels: str, rules: str, seed: int) -> None:

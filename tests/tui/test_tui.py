@@ -25,6 +25,7 @@ from textual.widgets import Button, Input, RichLog, Select, Static
 from textual.widgets._footer import FooterKey
 from textual.widgets._select import SelectCurrent
 
+from elferraus.bots import MasterBot
 from elferraus.cards import Card, Color, parse_cards
 from elferraus.cli.main import build_parser
 from elferraus.cli.play import run_play
@@ -341,6 +342,35 @@ def test_new_game_screen_levels_by_keys_and_start_button() -> None:
         await pilot.click("#start")
         await my_turn(pilot, app)
         assert app.table.setup.seats == (Seat("You"), Seat("Computer 2", "random"))
+
+    run(app, script)
+
+
+@pytest.mark.parametrize(("lang", "label"), [("en", "master"), ("de", "Meister")])
+def test_new_game_screen_seats_master_the_strongest_level(lang: Lang, label: str) -> None:
+    """``master`` is offered last of the levels, before the two yardsticks; chosen, it plays its seat."""
+    app = ElferRausApp(SetupChoices(players=2, pace=0.0), lang=lang, seed=5)
+
+    async def script(pilot: Pilot[None]) -> None:
+        screen = app.screen
+        assert isinstance(screen, SetupScreen)
+        level = screen.query_one("#level-1", Select)
+        level.focus()
+        await pilot.press("enter")  # open the list: ... expert, master, greedy (baseline), random (baseline)
+        await pilot.press("end", "up", "up", "enter")
+        await pilot.pause()
+        assert level.value == "master"
+        assert str(level.query_one(SelectCurrent).query_one("#label", Static).content) == label
+        await pilot.click("#start")
+        await until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+        table = app.table
+        assert table.setup.seats[1].level == "master"
+        assert isinstance(table.bots[1], MasterBot)
+
+        def master_moved() -> bool:
+            return any(seat == 1 for seat, _move, _card in table.game.history())
+
+        await advance(pilot, app, master_moved, "master's first move")
 
     run(app, script)
 
