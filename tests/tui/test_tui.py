@@ -535,7 +535,7 @@ def test_hint_puts_the_cursor_on_the_hinted_card() -> None:
     run(app, script)
 
 
-def test_hint_by_the_experts_search() -> None:
+def test_hint_by_masters_search() -> None:
     app = ElferRausApp(choices("human", "greedy", "greedy"), seed=9, start=True)
 
     async def script(pilot: Pilot[None]) -> None:
@@ -545,11 +545,13 @@ def test_hint_by_the_experts_search() -> None:
         )
         hand = screen.query_one(HandView)
         screen.action_hint()  # what h and the Hint button do
-        assert text_of(app, "#note") == "The expert is thinking ..."
+        assert text_of(app, "#note") == "The master is thinking ..."
         await until(pilot, lambda: text_of(app, "#note").startswith("Hint:"), "the hint")
         note = text_of(app, "#note")
         found = re.fullmatch(
-            r"Hint: ([RYGB]\d+|draw|end turn) — (.+) \(it won \d+% of \d+ games played out from here\)", note
+            r"Hint: ([RYGB]\d+|draw|end turn) — (.+) \(about a \d+% chance to win, across \d+ ways the hidden cards"
+            r" may lie\)",
+            note,
         )
         assert found, note
         word, why = found.group(1, 2)
