@@ -29,10 +29,14 @@ import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
+from elferraus import Game
+
 ROOT = Path(__file__).resolve().parents[1]
 LOCKS = (ROOT / "requirements" / "dev.lock", ROOT / "requirements" / "older-pythons.lock")
 """The lock and what some Pythons need beside it (the Makefile installs both)."""
 PACKAGE = ROOT / "src" / "elferraus"
+MODELS = ("bots/models", "envs/models")
+"""The folders of the networks the package ships: ``master``'s, and the learned player's."""
 JUNK = re.compile(
     r"(^|/)(tests?|\.venv[^/]*|\.git|build|dist|benchmarks|examples|docs|__pycache__)/|\.pyc$|\.o$|\.egg-info"
 )
@@ -171,17 +175,19 @@ def test_the_wheel_holds_the_package_and_nothing_else(wheel: Path) -> None:
     static = sorted(name.removeprefix("elferraus/server/static/") for name in names if "/server/static/" in name)
     assert static == static_files()
     assert "index.html" in static
-    assert [name for name in names if name.startswith("elferraus/envs/models/")] == [
-        f"elferraus/envs/models/{path.name}" for path in sorted((PACKAGE / "envs" / "models").glob("*.npz"))
-    ]
+    for models in MODELS:
+        assert [name for name in names if name.startswith(f"elferraus/{models}/")] == [
+            f"elferraus/{models}/{path.name}" for path in sorted((PACKAGE / models).glob("*.npz"))
+        ]
+    assert "elferraus/bots/models/master.npz" in names, "master's network"
 
 
 def test_the_installed_command_works_in_a_fresh_environment(wheel: Path, tmp_path: Path) -> None:
     started = time.perf_counter()
     requirements = tmp_path / "runtime.txt"
     packages = runtime_requirements(wheel, requirements)
-    assert {"textual", "starlette", "platformdirs"} <= set(packages)
-    assert not {"pytest", "mypy", "numpy", "open-spiel"} & set(packages), "development or research packages"
+    assert {"textual", "starlette", "platformdirs", "numpy"} <= set(packages), "numpy: master plays its network"
+    assert not {"pytest", "mypy", "open-spiel"} & set(packages), "development or research packages"
     venv = tmp_path / "venv"
     run([sys.executable, "-m", "venv", "--without-pip", str(venv)], "creating a fresh virtual environment", tmp_path)
     python = venv / "bin" / "python"
@@ -236,7 +242,8 @@ def test_the_installed_command_works_in_a_fresh_environment(wheel: Path, tmp_pat
         import json
         from importlib.resources import files
         import elferraus, elferraus.core
-        from elferraus import _core
+        from elferraus import _core, Game
+        from elferraus.bots import make_bot
         from elferraus.i18n import tr
 
         def walk(folder, prefix=""):
@@ -247,13 +254,18 @@ def test_the_installed_command_works_in_a_fresh_environment(wheel: Path, tmp_pat
                     yield prefix + item.name
 
         package = files("elferraus")
+        game = Game.deal(4, 2)
         print(json.dumps({
             "package": elferraus.__file__,
             "core": _core.__file__,
             "backend": elferraus.core.BACKEND,
             "static": sorted(walk(package / "server" / "static")),
-            "models": sorted(item.name for item in (package / "envs" / "models").iterdir()),
+            "models": {
+                models: sorted(item.name for item in (package / models).iterdir())
+                for models in ("bots/models", "envs/models")
+            },
             "messages": tr("app_title", "de"),
+            "master": str(make_bot("master", 1).choose(game.view(game.turn))),
         }))
         """
     )
@@ -263,7 +275,11 @@ def test_the_installed_command_works_in_a_fresh_environment(wheel: Path, tmp_pat
     assert Path(found["core"]).is_relative_to(site), found["core"]
     assert found["backend"] == "c"
     assert found["static"] == static_files()
-    assert found["models"] == sorted(path.name for path in (PACKAGE / "envs" / "models").glob("*.npz"))
+    assert found["models"] == {
+        models: sorted(path.name for path in (PACKAGE / models).glob("*.npz")) for models in MODELS
+    }
+    dealt = Game.deal(4, 2)  # master read its network where the installed code looks for it, and chose
+    assert found["master"] in [str(move) for move in dealt.legal_moves()]
     assert found["messages"] == "Elfer raus!"
     assert sorted(path.name for path in work.iterdir()) == ["games.jsonl"]
     print(

@@ -164,6 +164,7 @@ def test_rank_of_result() -> None:
     [
         ("medium", ["medium"] * 3),
         ("medium,greedy,random", ["medium", "greedy", "random"]),
+        ("master,expert,greedy", ["master", "expert", "greedy"]),
         ("cmd:python3 bot.py --x 1,2,greedy,random", ["cmd:python3 bot.py --x 1,2", "greedy", "random"]),
     ],
 )
@@ -202,6 +203,15 @@ def test_arena_command_reports_and_writes(tmp_path: Path, capsys: pytest.Capture
     games = list(read_records(records.read_text(encoding="utf-8").splitlines()))
     assert len(games) == 9
     assert all(game.is_over() for game in games)
+
+
+def test_arena_command_seats_master_the_strongest_level(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    stats = tmp_path / "stats.json"
+    assert main(["arena", "--bots", "master,greedy", "--players", "2", "--games", "2", "--json", str(stats)]) == 0
+    assert "4 games (2 deals x 2 seat rotations)" in capsys.readouterr().out
+    data = json.loads(stats.read_text(encoding="utf-8"))
+    assert set(data["kinds"]) == {"master", "greedy"}
+    assert sum(kind["wins"] for kind in data["kinds"].values()) == 4
 
 
 def test_report_shows_long_bot_names_whole(capsys: pytest.CaptureFixture[str]) -> None:

@@ -110,14 +110,15 @@ def _session(game: Game, seat: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def test_serve_answers_hello_and_act_in_process() -> None:
+@pytest.mark.parametrize("level", ["medium", "master"])
+def test_serve_answers_hello_and_act_in_process(level: str) -> None:
     game = _midgame(2)
     seat = game.turn
     out = io.StringIO()
-    code = protocol.serve(make_bot("medium", 1), io.StringIO(_session(game, seat)), out)
+    code = protocol.serve(make_bot(level, 1), io.StringIO(_session(game, seat)), out)
     assert code == 0
     ready, answer = (json.loads(line) for line in out.getvalue().splitlines())
-    assert ready == {"type": "ready", "name": "elferraus medium"}
+    assert ready == {"type": "ready", "name": f"elferraus {level}"}
     assert Move.parse(answer["move"]) in game.legal_moves()
 
 
@@ -174,11 +175,12 @@ def test_serve_refuses_a_seat_its_bot_cannot_play_in_one_line(
     assert err == f"elferraus bot: refused the seat: {reason}\n"
 
 
-def test_elferraus_bot_command_speaks_the_protocol() -> None:
+@pytest.mark.parametrize("level", ["greedy", "master"])
+def test_elferraus_bot_command_speaks_the_protocol(level: str) -> None:
     game = _midgame(4)
     seat = game.turn
     done = subprocess.run(
-        [sys.executable, "-m", "elferraus.cli.main", "bot", "greedy"],
+        [sys.executable, "-m", "elferraus.cli.main", "bot", level],
         input=_session(game, seat),
         capture_output=True,
         text=True,
@@ -187,7 +189,7 @@ def test_elferraus_bot_command_speaks_the_protocol() -> None:
     )
     assert done.returncode == 0, done.stderr
     ready, answer = (json.loads(line) for line in done.stdout.splitlines())
-    assert ready["type"] == "ready"
+    assert ready == {"type": "ready", "name": f"elferraus {level}"}
     assert Move.parse(answer["move"]) in game.legal_moves()
 
 

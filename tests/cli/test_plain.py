@@ -107,7 +107,7 @@ DIALOGUE: dict[str, dict[Lang, tuple[list[str], list[str]]]] = {
             [
                 "Rules and keys\n",
                 "Type a card and Enter to lay it (R12, y7 ...) · d draw · e end turn\n",
-                "h hint from the expert · m the moves you may make now · u take back your last turn · s save\n",
+                "h hint from the master · m the moves you may make now · u take back your last turn · s save\n",
                 "? this page · q quit\n",
                 "Goal: be the first to lay all your cards.",
                 "draw again, up to 3 cards.",
@@ -118,7 +118,7 @@ DIALOGUE: dict[str, dict[Lang, tuple[list[str], list[str]]]] = {
             [
                 "Regeln und Tasten\n",
                 "Karte tippen und Enter legt sie an (R12, y7 ...) · z ziehen · b Zug beenden\n",
-                "h Tipp vom Experten · m deine möglichen Züge · u letzten Zug zurücknehmen · s speichern\n",
+                "h Tipp vom Meister · m deine möglichen Züge · u letzten Zug zurücknehmen · s speichern\n",
                 "Ziel: als Erster alle Karten loswerden.",
             ],
         ),
@@ -127,7 +127,7 @@ DIALOGUE: dict[str, dict[Lang, tuple[list[str], list[str]]]] = {
         "en": (["m"], ["You may: R10, G11, B12, draw\n"]),
         "de": (["m"], ["Du darfst: R10, G11, B12, ziehen\n"]),
     },
-    "the expert's hint": {
+    "master's hint": {
         "en": (["h"], [KEYS["en"] + "Hint: "]),
         "de": (["h"], [KEYS["de"] + "Tipp: "]),
     },
@@ -534,4 +534,4 @@ def test_a_terminal_gets_lines_wrapped_between_words_never_inside_a_card_or_a_nu
     words = " ".join(" ".join(lines).split())
     for hand in hands:
         assert " ".join(hand.split()) in words
-    assert re.search(r"Hint: \S+ — .+ \(it won \d+% of \d+ games played out from here\)", words)
+    assert re.search(r"Hint: \S+ — .+ \(about a \d+% chance to win, across \d+ ways the hidden cards may lie\)", words)

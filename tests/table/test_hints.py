@@ -1,8 +1,11 @@
-"""The hint in words: why the expert's move is good, said from the person's own view.
+"""The hint in words: why master's move is good, said from the person's own view.
 
-Each scenario is a hand-dealt position (you are seat 0 and to move) and the
-expert's advice for it; the words must name the reason: blocking, opening a
-row for your own cards, going out, freeing your own cards, the end of a row.
+Each scenario is a hand-dealt position (you are seat 0 and to move) and
+master's advice for it; the words must name the reason: blocking, opening a
+row for your own cards, going out, freeing your own cards, the end of a row;
+and after them, for a search, its estimated chance to win over the deals it
+sampled, or, for the network's move alone (no compiled core), that it did not
+look ahead.
 """
 
 from __future__ import annotations
@@ -44,7 +47,7 @@ def deal(rows: str, hand: str, phase: str = "-:0:-", *, swap: bool = False, play
 
 
 def advice(move: Move, reason: str = "search") -> Advice:
-    """The expert's advice as its search gives it: the move first, one other behind it."""
+    """master's advice as its search gives it: the move first, one other behind it (its expected win shares)."""
     if reason != "search":
         return Advice(move, reason)  # type: ignore[arg-type]
     other = DRAW if move is not DRAW else PASS
@@ -52,12 +55,20 @@ def advice(move: Move, reason: str = "search") -> Advice:
 
 
 RATE = {
-    "en": " (it won 61% of 320 games played out from here)",
-    "de": " (gewinnt 61 Prozent von 320 von hier aus zu Ende gespielten Partien)",
+    "en": " (about a 61% chance to win, across 320 ways the hidden cards may lie)",
+    "de": " (etwa 61 Prozent Gewinnchance bei 320 möglichen Kartenverteilungen)",
 }
+AFTER: dict[str, dict[Lang, str]] = {
+    "search": RATE,
+    "policy": {
+        "en": " (the master's learned first choice, without looking ahead)",
+        "de": " (die gelernte erste Wahl des Meisters, ohne vorauszudenken)",
+    },
+}
+"""What follows the reason, by the advice's reason (nothing for the only move and for going out)."""
 
 SCENARIOS: list[tuple[str, str, str, str, Move, str, dict[Lang, str]]] = [
-    # (name, rows, your hand, phase, the advised move, the expert's reason, the hint in English and German)
+    # (name, rows, your hand, phase, the advised move, master's reason, the hint in English and German)
     (
         "block-draw",
         "R10-12",
@@ -151,8 +162,32 @@ SCENARIOS: list[tuple[str, str, str, str, Move, str, dict[Lang, str]]] = [
         Move.lay("R9"),
         "search",
         {
-            "en": "Hint: R9 — opens R8 for the others, yet no other move did as well",
-            "de": "Tipp: R9 — öffnet den anderen R8, doch kein anderer Zug schnitt so gut ab",
+            "en": "Hint: R9 — opens R8 for the others, yet no other move it tried did as well",
+            "de": "Tipp: R9 — öffnet den anderen R8, doch kein anderer erprobter Zug schnitt so gut ab",
+        },
+    ),
+    (
+        "opens-but-the-network-likes-it-best",
+        "R10-12",
+        "R9G3Y5",
+        "-:0:-",
+        Move.lay("R9"),
+        "policy",
+        {
+            "en": "Hint: R9 — opens R8 for the others, yet the master has learned that it plays best here",
+            "de": "Tipp: R9 — öffnet den anderen R8, doch der Meister hat gelernt, dass dieser Zug hier am besten ist",
+        },
+    ),
+    (
+        "the-network-blocks",
+        "R10-12",
+        "R9G3Y5",
+        "-:0:-",
+        DRAW,
+        "policy",
+        {
+            "en": "Hint: draw — it blocks: laying R9 would let the others lay R8, Anna first",
+            "de": "Tipp: ziehen — du blockierst: legst du R9 an, können die anderen R8 anlegen, Anna zuerst",
         },
     ),
     (
@@ -191,8 +226,8 @@ def test_the_hint_says_why_in_words(
     game = deal(rows, hand, phase)
     view = game.view(0)
     assert move in view.legal, "the scenario's move must be legal"
-    rate = RATE[lang] if reason == "search" else ""
-    assert hint_line(view, advice(move, reason), NAMES, lang) == words[lang] + rate
+    after = AFTER[reason][lang] if reason in AFTER else ""
+    assert hint_line(view, advice(move, reason), NAMES, lang) == words[lang] + after
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from elferraus.bots import seat_seed
+from elferraus.bots import MasterBot, hint_seed, seat_seed
 from elferraus.errors import IllegalMoveError, RecordError
 from elferraus.game import Game
 from elferraus.moves import DRAW, Move
@@ -113,6 +113,7 @@ def test_setup_errors(build: Callable[[], object], message: str) -> None:
         ("greedy,human,random,human", (1, 3), {0: "greedy", 2: "random"}),
         ("human,human", (0, 1), {}),
         ("medium,easy,hard,expert,greedy,random", (), {0: "medium", 1: "easy", 2: "hard", 3: "expert"}),
+        ("master,human,expert", (1,), {0: "master", 2: "expert"}),
     ],
 )
 def test_who_is_who(levels: str, people: tuple[int, ...], bots: dict[int, str]) -> None:
@@ -136,6 +137,7 @@ def test_who_is_who(levels: str, people: tuple[int, ...], bots: dict[int, str]) 
         ("greedy,human,human,random", "ravensburger", 8),
         ("human,medium", "beginners", 21),
         ("random,random,human,greedy,greedy,human", "classic", 5),
+        ("human,master", "classic", 2),
     ],
 )
 def test_seeded_game_to_the_end(levels: str, rules: str, seed: int) -> None:
@@ -360,16 +362,35 @@ def test_hint_by_search() -> None:
     assert format_position(game) == before  # asking changes nothing
     assert advice.reason == "search"
     assert advice.move in legal
-    assert advice.samples > 0
+    assert advice.samples == MasterBot.worlds  # the deals it sampled
     moves = [move for move, _rate in advice.rates]
     rates = [rate for _move, rate in advice.rates]
-    assert sorted(moves, key=str) == sorted(legal, key=str)  # every candidate once
+    assert len(set(moves)) == len(moves) == min(len(legal), MasterBot.candidates)  # each candidate once
+    assert set(moves) <= set(legal)
     assert moves[0] == advice.move  # the best first
     assert rates == sorted(rates, reverse=True)
-    for rate in rates:  # a share of won playouts: wins / samples
+    for rate in rates:  # an expected share of wins over the sampled deals
         assert 0.0 <= rate <= 1.0
-        assert rate * advice.samples == pytest.approx(round(rate * advice.samples))
-    assert 0.0 < sum(rates) <= len(rates)
+
+
+@pytest.mark.parametrize(
+    ("levels", "seed", "person"),
+    [("human,greedy,greedy", 5, 0), ("medium,human", 7, 1), ("greedy,expert,human,human", 3, 3)],
+)
+def test_the_hint_is_masters_advice_seeded_by_the_hint_rule(levels: str, seed: int, person: int) -> None:
+    """The strongest level gives the hint, seeded by ``hint_seed``: what ``MasterBot`` advises from the
+    person's own view, the same each time it is asked."""
+    table = make_table(levels, seed=seed)
+    rng = random.Random(seed)
+    play_until(table, rng, lambda t: person_turn_with_choice(t) and t.game.turn == person)
+    assert table.game.turn == person
+    master = MasterBot(hint_seed(table.game_seed, table.game.move_count))
+    master.start_game(person, table.players, table.game.rules)
+    expected = master.advise(table.game.view(person))
+    assert expected.reason == "search"
+    assert table.hint() == expected
+    assert table.hint() == expected  # asked again, the same advice
+    assert table.hint(seed=hint_seed(table.game_seed, table.game.move_count)) == expected
 
 
 # -- records --------------------------------------------------------------------------------------------------------

@@ -25,6 +25,7 @@ from textual.widgets import Button, Input, RichLog, Select, Static
 from textual.widgets._footer import FooterKey
 from textual.widgets._select import SelectCurrent
 
+from elferraus.bots import MasterBot
 from elferraus.cards import Card, Color, parse_cards
 from elferraus.cli.main import build_parser
 from elferraus.cli.play import run_play
@@ -345,6 +346,35 @@ def test_new_game_screen_levels_by_keys_and_start_button() -> None:
     run(app, script)
 
 
+@pytest.mark.parametrize(("lang", "label"), [("en", "master"), ("de", "Meister")])
+def test_new_game_screen_seats_master_the_strongest_level(lang: Lang, label: str) -> None:
+    """``master`` is offered last of the levels, before the two yardsticks; chosen, it plays its seat."""
+    app = ElferRausApp(SetupChoices(players=2, pace=0.0), lang=lang, seed=5)
+
+    async def script(pilot: Pilot[None]) -> None:
+        screen = app.screen
+        assert isinstance(screen, SetupScreen)
+        level = screen.query_one("#level-1", Select)
+        level.focus()
+        await pilot.press("enter")  # open the list: ... expert, master, greedy (baseline), random (baseline)
+        await pilot.press("end", "up", "up", "enter")
+        await pilot.pause()
+        assert level.value == "master"
+        assert str(level.query_one(SelectCurrent).query_one("#label", Static).content) == label
+        await pilot.click("#start")
+        await until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+        table = app.table
+        assert table.setup.seats[1].level == "master"
+        assert isinstance(table.bots[1], MasterBot)
+
+        def master_moved() -> bool:
+            return any(seat == 1 for seat, _move, _card in table.game.history())
+
+        await advance(pilot, app, master_moved, "master's first move")
+
+    run(app, script)
+
+
 @pytest.mark.parametrize("size", [(70, 20), (80, 24)], ids=["70x20", "80x24"])
 def test_new_game_screen_fits_a_small_terminal_with_six_seats(size: tuple[int, int]) -> None:
     """Every field and button of the form lies inside the terminal, above the footer; an open list's footer
@@ -505,7 +535,7 @@ def test_hint_puts_the_cursor_on_the_hinted_card() -> None:
     run(app, script)
 
 
-def test_hint_by_the_experts_search() -> None:
+def test_hint_by_masters_search() -> None:
     app = ElferRausApp(choices("human", "greedy", "greedy"), seed=9, start=True)
 
     async def script(pilot: Pilot[None]) -> None:
@@ -515,11 +545,13 @@ def test_hint_by_the_experts_search() -> None:
         )
         hand = screen.query_one(HandView)
         screen.action_hint()  # what h and the Hint button do
-        assert text_of(app, "#note") == "The expert is thinking ..."
+        assert text_of(app, "#note") == "The master is thinking ..."
         await until(pilot, lambda: text_of(app, "#note").startswith("Hint:"), "the hint")
         note = text_of(app, "#note")
         found = re.fullmatch(
-            r"Hint: ([RYGB]\d+|draw|end turn) — (.+) \(it won \d+% of \d+ games played out from here\)", note
+            r"Hint: ([RYGB]\d+|draw|end turn) — (.+) \(about a \d+% chance to win, across \d+ ways the hidden cards"
+            r" may lie\)",
+            note,
         )
         assert found, note
         word, why = found.group(1, 2)

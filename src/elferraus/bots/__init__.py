@@ -13,6 +13,7 @@ from elferraus.bots.base import Bot, SeatRefusedError
 from elferraus.bots.baseline import GreedyBot, RandomBot
 from elferraus.bots.blocking import BlockerBot, HoarderBot, NoOpenBot, OneLayBot, TightBlockerBot
 from elferraus.bots.easy import EasyBot
+from elferraus.bots.master import MasterBot
 from elferraus.bots.medium import MediumBot
 from elferraus.bots.sampler import SamplerBot
 from elferraus.bots.search import Advice, ExpertBot, HardBot, ReadingExpertBot
@@ -25,8 +26,9 @@ BOTS: dict[str, Callable[[int], Bot]] = {
     "medium": MediumBot,
     "hard": HardBot,
     "expert": ExpertBot,
+    "master": MasterBot,
 }
-"""Every built-in level, by name: the levels a person plays against."""
+"""Every built-in level, by name: the levels a person plays against (``master``, the last, is the strongest)."""
 
 OPPONENTS: dict[str, Callable[[int], Bot]] = {
     "blocker": BlockerBot,
@@ -87,6 +89,7 @@ __all__ = [
     "GreedyBot",
     "HardBot",
     "HoarderBot",
+    "MasterBot",
     "MediumBot",
     "NoOpenBot",
     "OneLayBot",

@@ -57,7 +57,7 @@ def seat_seed(game_seed: int, seat: int) -> int:
 
 
 def hint_seed(game_seed: int, move_count: int) -> int:
-    """The seed of the ``expert`` that gives a hint after ``move_count`` moves of a game dealt from ``game_seed``."""
+    """The seed of the hint's player (``master``) after ``move_count`` moves of a game dealt from ``game_seed``."""
     return derive_seed(game_seed, 0, move_count)
 
 

@@ -3,7 +3,7 @@
 It is the full-screen game (``elferraus.tui``) told in lines: the same table
 (title, the other players, pile, rows, status line, hand), the same keys with
 the same words as the full game's footer and help (``d``/``z`` draw,
-``e``/``b`` end the turn, ``h`` the expert's hint, ``u`` undo, ``s`` save,
+``e``/``b`` end the turn, ``h`` the hint of ``master``, ``u`` undo, ``s`` save,
 ``?`` help, ``q`` quit), and the same hint, notes and result. A card is laid
 by typing it (``R12``); ``m`` lists the moves allowed now.
 """

@@ -319,7 +319,7 @@ class ElferRausObserver:
 
 
 class LevelBot(pyspiel.Bot):  # type: ignore[misc]
-    """A built-in level (``random`` … ``expert``) as an OpenSpiel bot for ``player``.
+    """A built-in level (``random`` … ``master``) as an OpenSpiel bot for ``player``.
 
     It reads only that player's view of the state. A state whose history
     does not continue the last one it saw starts a new game for it.

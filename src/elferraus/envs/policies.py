@@ -15,7 +15,7 @@ from elferraus.view import SeatView
 
 
 class LevelPolicy:
-    """A built-in level (``random`` … ``expert``) as ``policy(observation) -> action`` for ``env``.
+    """A built-in level (``random`` … ``master``) as ``policy(observation) -> action`` for ``env``.
 
     ``env`` is a PettingZoo environment of ``elferraus.pettingzoo`` (the
     policy plays the agent to act) or a Gymnasium one of ``elferraus.gym``

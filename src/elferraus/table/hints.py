@@ -1,11 +1,14 @@
-"""Why the expert's hint is good, in words: blocking, opening a row, going out, freeing own cards.
+"""Why the hint's move is good, in words: blocking, opening a row, going out, freeing own cards.
 
-The expert (:meth:`elferraus.table.session.Table.hint`) picks a move by playing the
-game out many times from the person's own view; this module says what that
-move does on the table, from the same view alone: which cards a lay opens for
-the others, which of the person's own cards it frees, which cards a draw or
-the end of a turn holds back, and who plays next. The expert's win rate comes
-last, as a detail.
+The hint comes from ``master``, the strongest level
+(:meth:`elferraus.table.session.Table.hint`): it deals the cards the person
+cannot see many ways, all agreeing with the person's own view, and plays its
+likeliest moves on from there; this module says what the chosen move does on
+the table, from the same view alone: which cards a lay opens for the others,
+which of the person's own cards it frees, which cards a draw or the end of a
+turn holds back, and who plays next. Its estimated chance to win comes last,
+as a detail (without the compiled core it does not look ahead, and the hint
+says so instead).
 """
 
 from __future__ import annotations
@@ -100,7 +103,10 @@ def reason_message(view: SeatView, advice: Advice, names: Sequence[str]) -> tupl
     fitting = [legal.card for legal in view.legal if legal.card is not None]
     if move.card is None:
         return _holding_back(view, fitting, names)
-    return _laying(view, effect_of(view, move.card))
+    key, params = _laying(view, effect_of(view, move.card))
+    if key == "hint_why_opens" and advice.reason == "policy":  # nothing was played out: it did not "do as well"
+        key = "hint_why_opens_learned"
+    return key, params
 
 
 def _holding_back(view: SeatView, fitting: Sequence[Card], names: Sequence[str]) -> tuple[str, dict[str, object]]:
@@ -143,10 +149,13 @@ def _words(key: str, params: dict[str, object], lang: Lang) -> str:
 
 
 def hint_line(view: SeatView, advice: Advice, names: Sequence[str], lang: Lang) -> str:
-    """The hint in one line: the move, why in words, then (for a search) how often it won."""
+    """The hint in one line: the move, why in words, then (for a search) its estimated chance to win over the
+    deals it sampled, or (for the network's move alone) that it did not look ahead."""
     key, params = reason_message(view, advice, names)
     line = tr("hint_line", lang, move=_move_word(advice.move, lang), why=_words(key, params, lang))
     if advice.reason == "search" and advice.rates:
         rate = round(100 * advice.rates[0][1])
         line += " " + tr("hint_rate", lang, rate=rate, samples=advice.samples)
+    elif advice.reason == "policy":
+        line += " " + tr("hint_policy", lang)
     return line

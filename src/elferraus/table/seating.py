@@ -76,7 +76,7 @@ def seat_specs(text: str, players: int, *, commands: bool) -> list[str] | str:
     >>> seat_specs("greedy", 3, commands=False)
     ['greedy', 'greedy', 'greedy']
     >>> seat_specs("greedy,wizard", 2, commands=False)
-    "unknown bot 'wizard'; choose from random, greedy, easy, medium, hard, expert"
+    "unknown bot 'wizard'; choose from random, greedy, easy, medium, hard, expert, master"
     """
     specs: list[str] = []
     for raw in text.split(","):

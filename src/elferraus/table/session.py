@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from elferraus.bots import Advice, Bot, ExpertBot, hint_seed, make_bot, play_turns, seat_seed
+from elferraus.bots import Advice, Bot, MasterBot, hint_seed, make_bot, play_turns, seat_seed
 from elferraus.errors import RecordError
 from elferraus.game import Game
 from elferraus.match import Match
@@ -312,12 +312,12 @@ class Table:
             self.bots.pop(seat, None)
 
     def hint(self, seed: int | None = None) -> Advice:
-        """What the ``expert`` would do in the place of the person to move, and why.
+        """What ``master``, the strongest level, would do in the place of the person to move, and why.
 
         It sees that person's view only, like every computer player.
         """
         seat = self.game.turn
-        bot = ExpertBot(seed if seed is not None else hint_seed(self._game_seed, self.game.move_count))
+        bot = MasterBot(seed if seed is not None else hint_seed(self._game_seed, self.game.move_count))
         bot.start_game(seat, self.players, self.game.rules)
         return bot.advise(self.game.view(seat))
 

@@ -378,7 +378,7 @@ def match_message(leaders: Sequence[int], points: int, *, you: int | None) -> Me
     return "match_over_other", {"seat": leaders[0], "points": points}
 
 
-# -- the expert's hint, taking back ------------------------------------------------
+# -- the hint, taking back ------------------------------------------------------
 
 
 def rules_words(rules: Rules, lang: Lang, *, short: bool = False) -> str:

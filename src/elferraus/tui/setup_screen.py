@@ -20,7 +20,7 @@ from elferraus.tui.choices import MAX_SEATS, SetupChoices
 from elferraus.tui.keys import localize_bindings
 from elferraus.tui.requests import LanguageChosen, StartTable
 
-LEVELS = (PERSON, "easy", "medium", "hard", "expert", "greedy", "random")
+LEVELS = (PERSON, "easy", "medium", "hard", "expert", "master", "greedy", "random")
 LENGTHS = (1, 3, 5, 10)
 SETUP_PACES = (0.0, 0.3, 0.6, 1.0, 1.5)
 assert set(LEVELS) - {PERSON} == set(BOTS)

@@ -540,7 +540,7 @@ class TableScreen(Screen[None]):
     # -- hint -----------------------------------------------------------------
 
     def action_hint(self) -> None:
-        """Ask the expert what to do, and say why in one line."""
+        """Ask ``master`` what to do, and say why in one line."""
         if not self.awaiting or self.hidden:
             self.notify(tr("hint_not_now", self.lang), severity="warning")
             return

@@ -38,7 +38,15 @@ def test_a_name_looks_like_itself_written_otherwise(name: str, written: object) 
 
 
 def test_a_computers_label_in_either_language() -> None:
-    for label in ("Computer 2", "Computer 2 (medium)", "Computer 2 (mittel)", "Computer (experte)", "COMPUTER 6"):
+    for label in (
+        "Computer 2",
+        "Computer 2 (medium)",
+        "Computer 2 (mittel)",
+        "Computer (experte)",
+        "Computer 3 (master)",
+        "Computer (Meister)",
+        "COMPUTER 6",
+    ):
         assert looks_like_a_computer(label), label
     for name in ("Computerfan", "Comp", "Anna (easy)", "Mein Computer 2"):
         assert not looks_like_a_computer(name), name

@@ -446,6 +446,44 @@ def test_two_friends_and_computers_play_a_game_by_link(
     expect(host.get_by_test_id("rematch")).to_be_visible()
 
 
+# -- the levels in the lobby: master the strongest, last --------------------------
+
+LEVEL_WORDS = {
+    "en": ("computer", ["easy", "medium", "hard", "expert", "master"]),
+    "de": ("Computer", ["leicht", "mittel", "schwer", "Experte", "Meister"]),
+}
+"""Each language's word for a computer seat and its levels' names, weakest first."""
+LEVEL_IDS = ["easy", "medium", "hard", "expert", "master"]
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("device", [PHONE_DE, DESKTOP_EN], ids=lambda device: device.name)
+def test_the_lobby_offers_every_level_and_master_last(
+    server: Server, browser: Browser, contexts: list[BrowserContext], problems: Problems, device: Device
+) -> None:
+    """A computer seat and the fill offer the levels weakest first, ``master`` last, in the page's words; a seat
+    given to ``master`` is shown with it in the room."""
+    computer, words = LEVEL_WORDS[device.lang]
+    page = open_device(browser, contexts, device, problems)
+    page.goto(server.base + "/")
+    options = "(options) => options.map((option) => [option.value, option.textContent])"
+    expect(page.get_by_test_id("seat-kind-1").locator("option")).to_have_count(1 + len(LEVEL_IDS))  # drawn
+    seat = page.get_by_test_id("seat-kind-1").locator("option").evaluate_all(options)
+    assert seat[1:] == [
+        [f"computer:{level}", f"{computer}, {word}"] for level, word in zip(LEVEL_IDS, words, strict=True)
+    ]
+    page.locator("details.more > summary").click()
+    fill = page.get_by_test_id("fill").locator("option").evaluate_all(options)
+    assert fill == [[level, word] for level, word in zip(LEVEL_IDS, words, strict=True)]
+    assert page.get_by_test_id("fill").input_value() == "medium"  # the default is as it was
+    page.get_by_test_id("create-name").fill("Anna")
+    page.get_by_test_id("seat-kind-1").select_option("computer:master")
+    page.get_by_test_id("create").click()
+    page.wait_for_url(re.compile(r"/r/[A-Z0-9]+#t="))
+    expect(page.get_by_test_id("seat-1")).to_contain_text(f"{computer}, {words[-1]}")
+    shot(page, f"lobby-master-{device.name}")
+
+
 # -- 3: page weight -------------------------------------------------------------
 
 

@@ -19,6 +19,7 @@ from elferraus.i18n import MESSAGES, tr
 from elferraus.record import parse_record_move, read_record
 from elferraus.rules import PRESETS, Rules
 from elferraus.server.client import RoomClient, ServerError, create_room, join_room
+from elferraus.server.rooms import settings
 from elferraus.server.web.app import STATIC
 from tests.support.server_helpers import get, look, play_round, post, room_with_people, start, wait_online
 from tests.support.web_helpers import serving
@@ -161,6 +162,47 @@ def test_create_with_every_setting(tmp_path: Path) -> None:
     run(tmp_path, test)
 
 
+LEVELS = ("easy", "medium", "hard", "expert", "master")
+"""The levels a room offers, weakest first: ``master`` the strongest."""
+
+
+def test_every_level_fills_the_table_or_takes_a_seat(tmp_path: Path) -> None:
+    assert LEVELS == settings.LEVELS
+
+    async def test(base: str) -> None:
+        for level in LEVELS:
+            body = {"name": "Anna", "players": 3, "fill": level, "seats": [{"kind": "computer", "level": level}]}
+            room = (await post(base, "/api/rooms", json=body)).json()
+            data = (await get(base, f"/api/rooms/{room['code']}")).json()
+            assert data["fill"] == level
+            seats = [(seat["kind"], seat["level"]) for seat in data["seats"]]
+            assert seats == [("person", None), ("computer", level), ("open", None)]
+
+    run(tmp_path, test)
+
+
+@pytest.mark.timeout(90)
+def test_master_plays_a_round_in_a_room(tmp_path: Path) -> None:
+    """The strongest level at a web table: its moves are made and stored like any computer's."""
+
+    async def test(base: str) -> None:
+        code, tokens = await room_with_people(
+            base, 1, name="Anna", players=2, pace=0, seats=[{"kind": "computer", "level": "master"}]
+        )
+        async with RoomClient(base, code, tokens[0]) as anna:
+            await start(anna)
+            game_id = anna.state["game"]["id"]
+            end = await play_round(anna)
+        assert end["game"]["result"]["winner"] in (0, 1)
+        record = (await get(base, f"/api/games/{game_id}/record")).json()
+        assert record["bots"] == ["human", "master"]
+        game = read_record(record)
+        assert game.is_over()
+        assert any(seat == 1 and move.card is not None for seat, move, _card in game.history())
+
+    run(tmp_path, test)
+
+
 def test_the_store_keeps_only_the_tokens_hash(tmp_path: Path) -> None:
     async def test(base: str) -> None:
         room = await create_room(base, name="Anna", players=2)
@@ -193,6 +235,9 @@ INVALID: list[tuple[dict[str, Any], str, str]] = [
     ({"rounds": 2.5}, "rounds", "web_error_rounds"),
     ({"fill": "godlike"}, "fill", "web_error_level"),
     ({"fill": "EASY"}, "fill", "web_error_level"),
+    ({"fill": "Meister"}, "fill", "web_error_level"),  # a level's German name is no level
+    ({"fill": "grandmaster"}, "fill", "web_error_level"),
+    ({"fill": "greedy"}, "fill", "web_error_level"),  # the yardsticks are not offered on the web
     ({"away": 4}, "away", "web_error_away"),
     ({"away": 3601}, "away", "web_error_away"),
     ({"away": True}, "away", "web_error_away"),
@@ -210,6 +255,8 @@ INVALID: list[tuple[dict[str, Any], str, str]] = [
     ({"seats": [{"kind": "computer", "level": "godlike"}]}, "seats.0.level", "web_error_level"),
     ({"seats": [{"kind": "computer", "level": 3}]}, "seats.0.level", "web_error_level"),
     ({"seats": [{"kind": "computer", "level": "random"}]}, "seats.0.level", "web_error_level"),
+    ({"seats": [{"kind": "computer", "level": "expert-reads"}]}, "seats.0.level", "web_error_level"),
+    ({"seats": [{"kind": "computer", "level": "master "}]}, "seats.0.level", "web_error_level"),
     ({"name": ""}, "name", "web_error_name"),
     ({"name": "   "}, "name", "web_error_name"),
     ({"name": "x" * 21}, "name", "web_error_name"),
@@ -248,6 +295,8 @@ def test_the_messages_name_what_was_wrong() -> None:
     assert "classic" in tr("web_error_rules", "en")
     assert "1 to 20" in tr("web_error_rounds", "en")
     assert "easy" in tr("web_error_level", "en")
+    assert "master" in tr("web_error_level", "en")
+    assert "master" in tr("web_error_level", "de")
     assert "5 to 3600" in tr("web_error_away", "en")
     assert "0 to 5" in tr("web_error_pace", "en")
     assert "0 to 5" in tr("web_error_seat_number", "en")

@@ -254,7 +254,7 @@ valid_rooms = st.fixed_dictionaries(
         "players": st.integers(2, 6),
         "rules": st.sampled_from(["classic", "ravensburger", "beginners"]),
         "rounds": st.integers(1, 20),
-        "fill": st.sampled_from(["easy", "medium", "hard", "expert"]),
+        "fill": st.sampled_from(["easy", "medium", "hard", "expert", "master"]),
         "away": st.integers(5, 3600) | st.floats(5, 3600),
         "pace": st.integers(0, 5) | st.floats(0, 5),
     },

@@ -37,7 +37,7 @@ MAX_GAME_ID = 2**53 - 1
 TOKEN_LENGTH = 43
 """A seat token: 32 random bytes, URL-safe base64 without padding."""
 
-Level = Literal["easy", "medium", "hard", "expert"]
+Level = Literal["easy", "medium", "hard", "expert", "master"]
 RulesName = Literal["classic", "ravensburger", "beginners"]
 assert set(LEVELS) == set(Level.__args__)  # type: ignore[attr-defined]
 assert set(PRESETS) == set(RulesName.__args__)  # type: ignore[attr-defined]

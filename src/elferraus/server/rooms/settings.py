@@ -21,7 +21,7 @@ from elferraus.server.storage.types import SeatRow
 
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 6
-LEVELS = ("easy", "medium", "hard", "expert")
+LEVELS = ("easy", "medium", "hard", "expert", "master")
 Status = Literal["waiting", "playing", "round_over", "match_over"]
 
 

@@ -8,7 +8,7 @@ import { remember, knownRooms } from "./storage.js";
 import { cardFace } from "./board.js";
 import { loadPresets } from "./presets.js";
 
-const LEVELS = ["easy", "medium", "hard", "expert"];
+const LEVELS = ["easy", "medium", "hard", "expert", "master"];
 const ROUND_CHOICES = [1, 3, 5, 10];
 const PACE_CHOICES = [0.4, 0.8, 1.5, 0];
 const CODE_ALPHABET = /[^ABCDEFGHJKMNPQRSTUVWXYZ23456789]/g;
