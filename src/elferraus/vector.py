@@ -26,7 +26,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -36,7 +36,7 @@ import numpy.typing as npt
 from elferraus import core
 from elferraus._pyvector import KEEP, REDEAL, PyVecGames
 from elferraus.actions import ACTION_COUNT
-from elferraus.cards import CARDS, Card
+from elferraus.cards import ALL_COLORS, CARDS, NUMBERS, Card, Color
 from elferraus.game import Game, cards_of
 from elferraus.observation import History, Layout
 from elferraus.rules import Rules, table_rules
@@ -58,6 +58,7 @@ class _Games(Protocol):
         index: int,
         hands: Sequence[int],
         pile: Sequence[int],
+        table: int,
         to_move: int,
         laid: int,
         draws: int,
@@ -70,14 +71,25 @@ class _Games(Protocol):
     def hands(self, out: npt.NDArray[np.float32]) -> None: ...
 
 
+def table_mask(rows: Mapping[Color, tuple[int, int]]) -> int:
+    """The mask of the cards on the table, from its rows (each colour's lowest and highest number)."""
+    mask = 0
+    for color, (low, high) in rows.items():
+        base = ALL_COLORS.index(color.value) * NUMBERS
+        mask |= ((1 << (high - low + 1)) - 1) << (base + low - 1)
+    return mask
+
+
 @dataclass(frozen=True)
 class Position:
     """A game in progress with every card known, as :meth:`SelfPlay.load_position` takes it: each seat's hand
-    (a mask), the pile (card indices, top first), the turn, and the history's pieces per seat (the cards it
-    laid as a mask, its draws, the turns it ended keeping a drawn card that fit: ``History.counts()``)."""
+    (a mask), the pile (card indices, top first), the cards on the table (a mask), the turn, and the history's
+    pieces per seat (the cards it laid as a mask, its draws, the turns it ended keeping a drawn card that fit:
+    ``History.counts()``; a position read without its history has table cards nobody is known to have laid)."""
 
     hands: tuple[int, ...]
     pile: tuple[int, ...]
+    table: int
     to_move: int
     laid: int
     draws: int
@@ -96,6 +108,7 @@ class Position:
         return cls(
             hands=tuple(sum(1 << card.index for card in game.hand(seat)) for seat in range(game.players)),
             pile=tuple(card.index for card in game.pile()),
+            table=table_mask(game.rows()),
             to_move=game.turn,
             laid=len(game.laid_this_turn()),
             draws=game.draws_this_turn,
@@ -260,6 +273,7 @@ class SelfPlay:
             index,
             position.hands,
             position.pile,
+            position.table,
             position.to_move,
             position.laid,
             position.draws,

@@ -120,16 +120,7 @@ def _positions(count: int, rules: Rules) -> list[Game]:
     return positions
 
 
-FROM_A_POSITION = pytest.mark.xfail(
-    raises=ValueError,
-    strict=True,
-    reason="master cannot yet search a view whose rows no move in it laid (a game from read_position): "
-    "SelfPlay.load_position counts the cards on the table from the history's laid cards",
-)
-"""A known limit of ``master``'s search, kept visible: strict, so the test says when it is gone."""
-
-
-@pytest.mark.parametrize("level", [pytest.param(p, marks=FROM_A_POSITION) if p == "master" else p for p in PLAYERS])
+@pytest.mark.parametrize("level", PLAYERS)
 @pytest.mark.parametrize("rules_name", ["classic", "ravensburger"])
 def test_choice_depends_only_on_what_the_seat_may_see(level: str, rules_name: str) -> None:
     """Shuffling the other hands and the pile leaves the view, and so the choice, unchanged."""

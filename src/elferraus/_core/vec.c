@@ -562,14 +562,19 @@ static int mask_items(PyObject *value, const char *name, mask_t *out, int count)
 }
 
 static PyObject *VecGames_load_position(VecGames *self, PyObject *args, PyObject *kwds) {
-    static char *kwlist[] = {"index", "hands", "pile", "to_move", "laid", "draws", "last_drawn", "laid_by",
-                             "drew", "kept", NULL};
+    static char *kwlist[] = {"index", "hands", "pile", "table", "to_move", "laid", "draws", "last_drawn",
+                             "laid_by", "drew", "kept", NULL};
     Py_ssize_t index;
     int to_move, laid, draws, last_drawn;
-    PyObject *hands_arg, *pile_arg, *laid_by_arg, *drew_arg, *kept_arg;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "nOOiiiiOOO:load_position", kwlist, &index, &hands_arg, &pile_arg,
-                                     &to_move, &laid, &draws, &last_drawn, &laid_by_arg, &drew_arg, &kept_arg) ||
+    PyObject *hands_arg, *pile_arg, *table_arg, *laid_by_arg, *drew_arg, *kept_arg;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "nOOOiiiiOOO:load_position", kwlist, &index, &hands_arg, &pile_arg,
+                                     &table_arg, &to_move, &laid, &draws, &last_drawn, &laid_by_arg, &drew_arg,
+                                     &kept_arg) ||
         index_arg(self, index) < 0) {
+        return NULL;
+    }
+    mask_t table;
+    if (er_mask_arg(table_arg, "table", &table) < 0) {
         return NULL;
     }
     int n = self->players, deck = self->colors * NUMBERS;
@@ -589,14 +594,15 @@ static PyObject *VecGames_load_position(VecGames *self, PyObject *args, PyObject
     if (pile_len < 0) {
         return NULL;
     }
-    mask_t seen = {0, 0}, table = {0, 0};
+    /* The table holds every card laid; a position read without its history has table cards no seat is
+       known to have laid. */
+    mask_t seen = table, laid_known = {0, 0};
     int clash = 0;
     for (int seat = 0; seat < n; seat++) {
-        clash |= !mask_empty(mask_and(seen, hands[seat])) || !mask_empty(mask_and(seen, laid_by[seat]));
+        clash |= !mask_empty(mask_and(seen, hands[seat]));
         seen = mask_or(seen, hands[seat]);
-        clash |= !mask_empty(mask_and(seen, laid_by[seat]));
-        seen = mask_or(seen, laid_by[seat]);
-        table = mask_or(table, laid_by[seat]);
+        clash |= !mask_empty(mask_and(laid_known, laid_by[seat])) || !mask_eq(mask_and(laid_by[seat], table), laid_by[seat]);
+        laid_known = mask_or(laid_known, laid_by[seat]);
         clash |= drew[seat] < 0 || drew[seat] > DECK || kept[seat] < 0 || kept[seat] > DECK;
     }
     int8_t pile[DECK];
@@ -614,7 +620,9 @@ static PyObject *VecGames_load_position(VecGames *self, PyObject *args, PyObject
     }
     if (clash || !mask_eq(seen, full)) {
         PyErr_Format(PyExc_ValueError,
-                     "the hands, the laid cards and the pile must hold each card of the %d-card deck once", deck);
+                     "the hands, the table and the pile must hold each card of the %d-card deck once, and the "
+                     "cards each seat laid must lie on the table",
+                     deck);
         return NULL;
     }
     if (to_move < 0 || to_move >= n || laid < 0 || laid > MAX_TURN_COUNT || draws < 0 || draws > MAX_TURN_COUNT ||
@@ -751,11 +759,12 @@ static PyMethodDef VecGames_methods[] = {
      "load(index, hands, pile)\n--\n\nStart game `index` from a deal: each seat's hand as a mask, the pile top "
      "first; its row of the buffers is written, its reward and done cleared."},
     {"load_position", (PyCFunction)(void (*)(void))VecGames_load_position, METH_VARARGS | METH_KEYWORDS,
-     "load_position(index, hands, pile, to_move, laid, draws, last_drawn, laid_by, drew, kept)\n--\n\n"
-     "Put game `index` at a position: each seat's hand and the cards it laid (masks), the pile top first, the "
-     "turn (seat to move, cards laid and drawn this turn, the card drawn last or -1), and each seat's draws "
-     "and turns ended keeping a drawn card that fit; the fit follows from the laid cards. Its row is written, "
-     "its reward and done cleared. What it deals later comes from its own generator."},
+     "load_position(index, hands, pile, table, to_move, laid, draws, last_drawn, laid_by, drew, kept)\n--\n\n"
+     "Put game `index` at a position: each seat's hand (masks), the pile top first, the cards on the table (a "
+     "mask), the turn (seat to move, cards laid and drawn this turn, the card drawn last or -1), and each "
+     "seat's history: the cards it laid (masks, on the table), its draws and its turns ended keeping a drawn "
+     "card that fit; the fit follows from the table. Its row is written, its reward and done cleared. What "
+     "it deals later comes from its own generator."},
     {"deal", (PyCFunction)VecGames_deal, METH_O,
      "deal(index, /)\n--\n\nThe deal of game `index`: (hands as masks, pile top first)."},
     {"hands", (PyCFunction)VecGames_hands, METH_O,

@@ -35,7 +35,7 @@ from elferraus.bots.search import Advice, SearchBot
 from elferraus.moves import Move
 from elferraus.observation import History, Layout, write_view
 from elferraus.rules import Rules
-from elferraus.vector import Position, SelfPlay
+from elferraus.vector import Position, SelfPlay, table_mask
 from elferraus.view import SeatView
 
 SHIPPED = Path(__file__).with_name("models") / "master.npz"
@@ -142,12 +142,14 @@ class MasterBot(Bot):
         history = History(players, rules.max_draws)
         history.update(view.moves, view.pile)
         laid_by, drew, kept = history.counts()
+        table = table_mask(view.rows)
         count = len(candidates)
-        table = self._table(players, rules, len(deals) * count)
+        games = self._table(players, rules, len(deals) * count)
         for world, (hands, pile, _seed) in enumerate(deals):
             position = Position(
                 hands=tuple(hands),
                 pile=tuple(pile),
+                table=table,
                 to_move=me,
                 laid=arguments["laid"],
                 draws=arguments["draws"],
@@ -157,29 +159,29 @@ class MasterBot(Bot):
                 kept=tuple(kept),
             )
             for index in range(count):
-                table.load_position(world * count + index, position)
-        rows = table.num_envs
+                games.load_position(world * count + index, position)
+        rows = games.num_envs
         first = np.array([action_of(move) for move in candidates] * len(deals), np.int64)
         values = np.zeros(rows, np.float32)
         active = np.ones(rows, np.bool_)
         rng = np.random.default_rng(self._rng.getrandbits(64))
         actions = first
         for _ in range(self.horizon + 1):
-            _obs, mask, _seat, rewards, done = table.step(actions)
+            _obs, mask, _seat, rewards, done = games.step(actions)
             ended = active & done
             values[ended] = rewards[ended, me]
             active &= ~done
             if not active.any():
                 break
             playing = np.flatnonzero(active)
-            logits = self.network.logits(table_input(table.obs[playing], players, rules), mask[playing])
+            logits = self.network.logits(table_input(games.obs[playing], players, rules), mask[playing])
             actions = np.full(rows, SelfPlay.KEEP, np.int64)
             actions[playing] = sample_actions(logits, rng)
         playing = np.flatnonzero(active)
         if playing.size:
-            inputs = table_input(table.obs[playing], players, rules)
-            hidden = table.hidden()[playing]
+            inputs = table_input(games.obs[playing], players, rules)
+            hidden = games.hidden()[playing]
             judged = self.network.values(critic_input(inputs, hidden))
-            slots = (me - table.seat[playing]) % players
+            slots = (me - games.seat[playing]) % players
             values[playing] = judged[np.arange(playing.size), slots]
         return values.reshape(len(deals), count)
