@@ -67,8 +67,13 @@ class MasterBot(Bot):
     """Deals sampled per decision."""
     candidates = 5
     """The most candidate moves tried, the policy's likeliest first."""
-    horizon = 20
+    horizon = 400
     """Moves played out before the critic judges a playout that has not ended."""
+    temperature = 1.0
+    """The playouts' moves: drawn from the policy at this temperature, or its likeliest at 0."""
+    confidence = 2.0
+    """How many standard errors a candidate must lead the policy's likeliest move by, deal by deal, to be
+    played instead."""
 
     def __init__(self, seed: int = 0, network: LeagueNetwork | None = None) -> None:
         super().__init__(seed)
@@ -101,11 +106,16 @@ class MasterBot(Bot):
         if core.compiled() is None:
             return Advice(ranked[0], "policy")
         candidates = ranked[: self.candidates]
-        values = self._values(view, knowledge, candidates).mean(axis=0)
+        worth = self._values(view, knowledge, candidates)
+        values = worth.mean(axis=0)
         order = np.argsort(-values, kind="stable")  # ties: the policy's likelier move
         players = view.players
         rates = tuple((candidates[i], float((values[i] * (players - 1) + 1) / players)) for i in order)
-        return Advice(candidates[int(order[0])], "search", rates, self.worlds)
+        best = int(order[0])
+        lead = worth[:, best] - worth[:, 0]  # paired, deal by deal, against the policy's likeliest move
+        if best and lead.mean() <= self.confidence * lead.std() / np.sqrt(len(lead)):
+            best = 0
+        return Advice(candidates[best], "search", rates, self.worlds)
 
     def _prior(self, view: SeatView) -> npt.NDArray[np.float32]:
         """The policy's logits at the root, from the seat's own view."""
@@ -176,7 +186,7 @@ class MasterBot(Bot):
             playing = np.flatnonzero(active)
             logits = self.network.logits(table_input(games.obs[playing], players, rules), mask[playing])
             actions = np.full(rows, SelfPlay.KEEP, np.int64)
-            actions[playing] = sample_actions(logits, rng)
+            actions[playing] = sample_actions(logits, rng, self.temperature)
         playing = np.flatnonzero(active)
         if playing.size:
             inputs = table_input(games.obs[playing], players, rules)
