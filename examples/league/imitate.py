@@ -26,6 +26,7 @@ from torch import nn
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from model import LeagueModel
+from tables import TABLES, pad_hidden
 
 from elferraus.actions import action_of, move_of
 from elferraus.bots import Bot, make_bot, start_players
@@ -34,25 +35,7 @@ from elferraus.game import Game
 from elferraus.rules import table_rules
 from elferraus.vector import SelfPlay
 
-TABLES = (
-    (4, "classic", 0.35),
-    (2, "classic", 0.1),
-    (3, "classic", 0.1),
-    (5, "classic", 0.05),
-    (6, "classic", 0.1),
-    (4, "ravensburger", 0.1),
-    (2, "ravensburger", 0.05),
-    (4, "beginners", 0.1),
-    (3, "beginners", 0.05),
-)
 OTHERS = ("greedy", "medium", "blocker", "tight-blocker", "one-lay", "no-open", "easy", "random")
-
-
-def _pad_hidden(hidden: np.ndarray, players: int) -> np.ndarray:
-    out = np.zeros((hidden.shape[0], SLOTS + 1, hidden.shape[2]), np.uint8)
-    out[:, :players] = hidden[:, :players]
-    out[:, SLOTS] = hidden[:, players]
-    return out.reshape(hidden.shape[0], -1)
 
 
 def generate(decisions: int, teacher: str, teacher_share: float, seed: int) -> dict[str, np.ndarray]:
@@ -99,7 +82,7 @@ def generate(decisions: int, teacher: str, teacher_share: float, seed: int) -> d
             if record and size + len(record) <= decisions:  # then the games in progress are played to their end
                 rows = np.array(record)
                 table_rows[size : size + len(rows)] = table_input(env.obs[rows], players, rules)
-                hidden_rows[size : size + len(rows)] = _pad_hidden(env.hidden()[rows], players)
+                hidden_rows[size : size + len(rows)] = pad_hidden(env.hidden()[rows], players)
                 masks[size : size + len(rows)] = env.mask[rows]
                 actions[size : size + len(rows)] = chosen[rows]
                 for offset, index in enumerate(record):

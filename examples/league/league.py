@@ -42,22 +42,9 @@ from torch import nn
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from model import LeagueModel
-from tables import Buffer, Member, Population, Tables, critic_rows, evaluate
+from tables import TABLES, Buffer, Member, Population, Tables, critic_rows, evaluate
 
 from elferraus.bots.network import SLOTS, LeagueNetwork
-
-TABLES = (
-    # players, rules, share of the games
-    (4, "classic", 0.35),
-    (2, "classic", 0.1),
-    (3, "classic", 0.1),
-    (5, "classic", 0.05),
-    (6, "classic", 0.1),
-    (4, "ravensburger", 0.1),
-    (2, "ravensburger", 0.05),
-    (4, "beginners", 0.1),
-    (3, "beginners", 0.05),
-)
 
 MEMBERS = (
     # name, weight, the update it joins at: the searching players think 1-10 ms a move and keep the whole

@@ -23,6 +23,20 @@ from elferraus.vector import SelfPlay
 
 LEARNER = -1
 
+TABLES = (
+    # players, rules, share of the games
+    (4, "classic", 0.35),
+    (2, "classic", 0.1),
+    (3, "classic", 0.1),
+    (5, "classic", 0.05),
+    (6, "classic", 0.1),
+    (4, "ravensburger", 0.1),
+    (2, "ravensburger", 0.05),
+    (4, "beginners", 0.1),
+    (3, "beginners", 0.05),
+)
+"""The tables the league plays at (and imitates at), and how often."""
+
 
 @dataclass
 class Member:
@@ -143,7 +157,7 @@ class Buffer:
         self.finished = []
 
 
-def _pad_hidden(hidden: np.ndarray, players: int) -> np.ndarray:
+def pad_hidden(hidden: np.ndarray, players: int) -> np.ndarray:
     rows = hidden.shape[0]
     out = np.zeros((rows, SLOTS + 1, hidden.shape[2]), np.uint8)
     out[:, :players] = hidden[:, :players]
@@ -205,7 +219,7 @@ class Tables:
                 chosen = distribution.sample()
                 logp = distribution.log_prob(chosen)
             actions[learner] = chosen.numpy()
-            hidden = _pad_hidden(sp.hidden()[learner], self.players)
+            hidden = pad_hidden(sp.hidden()[learner], self.players)
             buffer.add(
                 (self.index,),
                 {

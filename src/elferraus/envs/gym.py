@@ -17,13 +17,14 @@ import numpy.typing as npt
 from gymnasium import spaces
 
 from elferraus.actions import ACTION_COUNT, actions_of, move_of
-from elferraus.bots import BOTS, Bot, make_bot, seat_seed
+from elferraus.bots import Bot, make_bot, seat_seed
 from elferraus.bots.turns import play_turns, start_players
+from elferraus.envs.learner_table import learner_table
 from elferraus.errors import IllegalMoveError
 from elferraus.game import Game
 from elferraus.i18n import Lang
 from elferraus.observation import Layout, SeatObserver
-from elferraus.rules import Rules, table_rules
+from elferraus.rules import Rules
 from elferraus.table.words import hand_text, row_lines
 from elferraus.view import SeatView
 
@@ -43,15 +44,7 @@ class ElferRausEnv(gymnasium.Env[npt.NDArray[np.float32], np.int64]):
         seat: int | None = None,
         render_mode: str | None = None,
     ) -> None:
-        rules = table_rules(players, rules)
-        levels = [opponents] * (players - 1) if isinstance(opponents, str) else list(opponents)
-        if len(levels) != players - 1:
-            raise ValueError(f"opponents must name one level, or {players - 1} (one per other seat), not {len(levels)}")
-        for level in levels:
-            if level not in BOTS:
-                raise ValueError(f"unknown computer player {level!r}; choose one of {', '.join(BOTS)}")
-        if seat is not None and not 0 <= seat < players:
-            raise ValueError(f"seat must be 0-{players - 1} or None, not {seat}")
+        rules, levels = learner_table(players, rules, opponents, seat)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, not {render_mode!r}")
         self.players = players

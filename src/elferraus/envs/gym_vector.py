@@ -18,9 +18,10 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from elferraus.actions import ACTION_COUNT, action_of, move_of
-from elferraus.bots import BOTS, Bot, make_bot, seat_seed, start_players
+from elferraus.bots import Bot, make_bot, seat_seed, start_players
+from elferraus.envs.learner_table import learner_table
 from elferraus.game import Game
-from elferraus.rules import Rules, table_rules
+from elferraus.rules import Rules
 from elferraus.vector import SelfPlay
 
 Array = npt.NDArray[Any]
@@ -56,15 +57,7 @@ class ElferRausVectorEnv(VectorEnv[Array, Array, Array]):
         opponents: str | Sequence[str] = "greedy",
         seat: int | None = None,
     ) -> None:
-        rules = table_rules(players, rules)
-        levels = [opponents] * (players - 1) if isinstance(opponents, str) else list(opponents)
-        if len(levels) != players - 1:
-            raise ValueError(f"opponents must name one level, or {players - 1} (one per other seat), not {len(levels)}")
-        for level in levels:
-            if level not in BOTS:
-                raise ValueError(f"unknown computer player {level!r}; choose one of {', '.join(BOTS)}")
-        if seat is not None and not 0 <= seat < players:
-            raise ValueError(f"seat must be 0-{players - 1} or None, not {seat}")
+        rules, levels = learner_table(players, rules, opponents, seat)
         self.num_envs = num_envs
         self.players = players
         self.rules = rules
