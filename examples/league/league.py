@@ -123,7 +123,9 @@ class League:
             )
             for index, (players, rules, share) in enumerate(TABLES)
         ]
-        self.buffer = Buffer(capacity=args.decisions * 6)
+        # The decisions of an update, and those of the games still running at its end (a game holds at most a
+        # few hundred of them).
+        self.buffer = Buffer(capacity=2 * args.decisions + 400 * args.envs)
 
     # -- checkpoints ---------------------------------------------------------
 

@@ -118,7 +118,7 @@ class Buffer:
     def add(self, key_base: tuple[int, ...], rows: dict[str, np.ndarray], seats: np.ndarray, envs: np.ndarray) -> None:
         count = len(envs)
         if self.size + count > self.capacity:
-            raise RuntimeError("the decision buffer is full: lower --steps-per-update or raise --buffer")
+            raise RuntimeError(f"the decision buffer of {self.capacity:,} is full: lower --envs or --decisions")
         start = self.size
         end = start + count
         self.table[start:end] = rows["table"]
