@@ -305,6 +305,7 @@ class League:
         self.curve.append(point)
         shares = ", ".join(f"{kind} {value['share']:.1%}" for kind, value in point.items() if isinstance(value, dict))
         self.log(f"measured at update {self.update}: {shares}")
+        self.args.results.mkdir(parents=True, exist_ok=True)
         plot(self.curve, self.args.results / "curve.png")
 
     def run(self) -> None:
