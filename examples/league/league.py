@@ -21,8 +21,8 @@ It writes into ``--out`` (not kept in git): ``checkpoint.pt``, everything to go 
 too), after every update, and ``log.txt``. Every ``--publish-every`` updates it writes into ``--results``
 (kept in git, so that another machine goes on from there): ``league.npz`` (the network, for
 ``elferraus.bots.network.LeagueNetwork``), ``state.json`` (the counters, the population and its results, the
-curve), ``snapshots/`` (the population's snapshots, the policy alone in float16), ``curve.json`` and
-``curve.png``. Started again, it goes on from ``checkpoint.pt``, or without one from ``--results`` (with a
+curve), ``curve.json`` and ``curve.png``; and ``snapshots/`` (the population's snapshots, the policy alone in
+float16, not kept in git: on another machine the population grows new ones). Started again, it goes on from ``checkpoint.pt``, or without one from ``--results`` (with a
 new optimizer).
 """
 
@@ -154,6 +154,11 @@ class League:
         state = json.loads(state_path.read_text())
         self.model.load_arrays(self.args.results / "league.npz")
         self.members = [Member(**member) for member in state["members"]]
+        missing = [member for member in self.members if member.snapshot and not Path(member.snapshot).exists()]
+        for member in missing:
+            member.weight = 0.0  # snapshots are not kept in git: the population grows them again
+        if missing:
+            self.log(f"{len(missing)} snapshots are not on this machine; new ones take their places")
         self.update, self.decisions, self.games = state["update"], state["decisions"], state["games"]
         self.seconds = state["seconds"]
         self.curve = state["curve"]
