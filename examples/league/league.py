@@ -22,8 +22,8 @@ too), after every update, and ``log.txt``. Every ``--publish-every`` updates it 
 (kept in git, so that another machine goes on from there): ``league.npz`` (the network, for
 ``elferraus.bots.network.LeagueNetwork``), ``state.json`` (the counters, the population and its results, the
 curve), ``curve.json`` and ``curve.png``; and ``snapshots/`` (the population's snapshots, the policy alone in
-float16, not kept in git: on another machine the population grows new ones). Started again, it goes on from ``checkpoint.pt``, or without one from ``--results`` (with a
-new optimizer).
+float16, not kept in git: on another machine the population grows new ones). Started again, it goes on
+from ``checkpoint.pt``, or without one from ``--results`` (with a new optimizer).
 """
 
 from __future__ import annotations
