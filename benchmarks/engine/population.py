@@ -52,6 +52,7 @@ from benchmarks.engine.population_cells import (
     HOME,
     MASTER,
     SETTINGS,
+    SNAPSHOTS,
     STRONGEST,
     Cell,
     Setting,
@@ -154,7 +155,7 @@ def _strongest(journal: Journal, seed: int, setting: Setting) -> list[str]:
         )
     shares.sort()
     print(
-        "the strongest by master's win share in the 4p solo cells: "
+        f"the strongest by master's win share in the {HOME.key} solo cells: "
         + ", ".join(f"{name} {100 * share:.1f} %" for share, name in shares[:STRONGEST]),
         file=sys.stderr,
     )
@@ -167,9 +168,12 @@ def _population(args: argparse.Namespace, setting: Setting, journal: Journal) ->
     elif setting != HOME:
         return _strongest(journal, args.seed, setting)
     else:
-        snapshots = default_snapshots() if args.snapshots == "auto" else [p for p in args.snapshots.split(",") if p]
-        if args.snapshots == "none":
-            snapshots = []
+        if args.snapshots == "auto":
+            snapshots = default_snapshots()
+            if not snapshots:
+                print(f"no league snapshots in {SNAPSHOTS}: the population has none", file=sys.stderr)
+        else:
+            snapshots = [path for path in args.snapshots.split(",") if path and args.snapshots != "none"]
         names = [*BASE, *(f"league:{path}" for path in snapshots)]
     for name in names:
         problem = seat_specs(spec_of(name), 1, commands=True)
@@ -201,7 +205,11 @@ def _print_report(setting: Setting, population: list[str], report: dict[str, Any
     by_key = {cell["key"]: cell for cell in report["cells"]}
     parity = 100 / setting.players
     print(f"## master against the population: {setting.players} players, {setting.rules} (parity {parity:.1f} %)\n")
-    print("| opponent | master alone vs the others | master per seat, one of them | deals | s/deal |")
+    others = setting.players - 1
+    if setting.players > 2:
+        print(f"| X | master vs {others} X | {others} master vs X: master per seat | deals | s/deal |")
+    else:
+        print("| X | master vs X | - | deals | s/deal |")
     print("|---|--:|--:|--:|--:|")
     for name in population:
         solo, trio = by_key.get(f"solo:{name}"), by_key.get(f"trio:{name}")
