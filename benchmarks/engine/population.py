@@ -1,6 +1,5 @@
 #!/usr/bin/env python3
-"""``master`` against a population, the way game-AI reports it: head to head, a round robin with ratings, and
-the meta-game's Nash averaging.
+"""master against a population, as game-AI reports it: head to head, a round robin's ratings, Nash averaging.
 
 The population (:mod:`benchmarks.engine.population_cells`): the six levels
 below ``master``, ``expert-reads``, ``hoarder``, ``blocker``,
@@ -233,7 +232,7 @@ def _print_report(setting: Setting, population: list[str], report: dict[str, Any
                 f"| {weight:.3f} | {score:+.3f} |"
             )
         print(f"\nthe equilibrium's support: {', '.join(meta['nash']['support'])}")
-    print("\n## decision times (every cell of this run)\n")
+    print("\n## decision times (every deal of the chosen cells)\n")
     print("| player | decisions | median ms | p95 ms | max ms |")
     print("|---|--:|--:|--:|--:|")
     for name, timing in report["decision_times"].items():
