@@ -46,7 +46,7 @@ class BuiltinPlayer:
         if not is_player_name(level):
             raise ValueError(
                 f"unknown level {level!r}; choose one of {', '.join(player_names())}, "
-                "cmd:PROGRAM or openspiel-ismcts:SIMULATIONS"
+                "cmd:PROGRAM, openspiel-ismcts:SIMULATIONS or league:PATH"
             )
         self.label = level
         self._level = level
@@ -259,13 +259,53 @@ class OpenSpielIsmctsPlayer:
         """Nothing to free."""
 
 
+class LeaguePlayer:
+    """A league network's policy from a ``.npz`` file (a snapshot of the league's learner, or its whole network),
+    playing its likeliest legal action (:class:`elferraus.bots.league.LeagueBot`).
+
+    Raises:
+        ValueError: the file cannot be read or is not a league network (the message names the file).
+    """
+
+    def __init__(self, path: str) -> None:
+        from elferraus.bots.league import LeagueBot
+        from elferraus.bots.network import LeagueNetwork
+
+        if not path:
+            raise ValueError("league: needs a network file, e.g. league:examples/league/results/league.npz")
+        try:
+            network = LeagueNetwork.load(path)
+        except (OSError, ValueError) as error:
+            raise ValueError(f"league:{path}: {error}") from None
+        self.label = f"league:{path}"
+        self._bot = LeagueBot(network)
+
+    def start_game(self, seat: int, players: int, rules: Rules, seed: int) -> None:
+        """Forget the last game (the policy draws nothing at random: the seed changes nothing)."""
+        self._bot.start_game(seat, players, rules)
+
+    def choose(self, view: SeatView) -> Move:
+        """The policy's likeliest legal move."""
+        return self._bot.choose(view)
+
+    def end_game(self, result: dict[str, Any] | None) -> None:
+        """Nothing to do."""
+
+    def close(self) -> None:
+        """Nothing to free."""
+
+
 OPENSPIEL_ISMCTS = "openspiel-ismcts:"
+LEAGUE = "league:"
 
 
 def make_player(spec: str, *, move_time: float = 5.0) -> Player:
-    """A player from a spec: a level or opponent name, ``cmd:PROGRAM ARGS``, or ``openspiel-ismcts:SIMULATIONS``."""
+    """A player from a spec: a level or opponent name, ``cmd:PROGRAM ARGS``, ``openspiel-ismcts:SIMULATIONS``
+    or ``league:PATH`` (a league network's policy)."""
     if spec.startswith("cmd:"):
         return ExternalPlayer(spec[4:], move_time=move_time)
+    if spec.startswith(LEAGUE):
+        return LeaguePlayer(spec[len(LEAGUE) :])
     if spec.startswith(OPENSPIEL_ISMCTS):
         count = spec[len(OPENSPIEL_ISMCTS) :]
         if not count.isdigit():

@@ -196,8 +196,8 @@ def _add_arena(commands: Commands) -> None:
         required=True,
         help="required: one spec for every seat, or one per seat, comma-separated: a level, an opponent to "
         "measure against (blocker, tight-blocker, one-lay, no-open, hoarder, sampler:N, sampler:MSms, "
-        "expert-reads), cmd:PROGRAM ARGS "
-        "or openspiel-ismcts:SIMULATIONS",
+        "expert-reads), cmd:PROGRAM ARGS, "
+        "openspiel-ismcts:SIMULATIONS or league:PATH (a league network's policy, its likeliest legal move)",
     )
     arena.add_argument(
         "--games", type=_positive, default=100, help="deals to play, each in every rotation (default %(default)s)"

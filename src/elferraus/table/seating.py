@@ -70,8 +70,9 @@ def seat_specs(text: str, players: int, *, commands: bool) -> list[str] | str:
     A spec is a level name, or with ``commands`` (the arena) also an opponent
     to measure against (``blocker``, ``sampler:100ms``, ...: see
     :data:`elferraus.bots.OPPONENTS`), ``cmd:PROGRAM ARGS`` (whose arguments
-    may contain commas) and ``openspiel-ismcts:SIMULATIONS`` (OpenSpiel's
-    search, with the ``research`` extra).
+    may contain commas), ``openspiel-ismcts:SIMULATIONS`` (OpenSpiel's
+    search, with the ``research`` extra) and ``league:PATH`` (a league
+    network's policy: :class:`elferraus.bots.league.LeagueBot`).
 
     >>> seat_specs("greedy", 3, commands=False)
     ['greedy', 'greedy', 'greedy']
@@ -86,17 +87,38 @@ def seat_specs(text: str, players: int, *, commands: bool) -> list[str] | str:
         else:
             specs.append(piece)
     for spec in specs:
+        if commands and spec.startswith("league:"):
+            problem = _league_problem(spec.partition(":")[2])
+            if problem:
+                return problem
+            continue
         searcher = spec.startswith("openspiel-ismcts:") and spec.partition(":")[2].isdigit()
         if not (commands and (spec.startswith("cmd:") or searcher or is_player_name(spec))) and spec not in BOTS:
             if commands:
                 names = ", ".join(player_names())
-                return f"unknown bot {spec!r}; choose from {names}, cmd:PROGRAM ARGS or openspiel-ismcts:SIMULATIONS"
+                return (
+                    f"unknown bot {spec!r}; choose from {names}, cmd:PROGRAM ARGS, openspiel-ismcts:SIMULATIONS "
+                    "or league:PATH"
+                )
             return f"unknown bot {spec!r}; choose from {', '.join(BOTS)}"
     if len(specs) == 1:
         return specs * players
     if len(specs) != players:
         return f"--bots names {len(specs)} bots for {players} players: give one, or one per seat"
     return specs
+
+
+def _league_problem(path: str) -> str:
+    """Why ``league:PATH`` cannot be seated (the file is missing or no league network), or ``""``."""
+    from elferraus.bots.network import LeagueNetwork
+
+    if not path:
+        return "league: needs a network file, e.g. league:examples/league/results/league.npz"
+    try:
+        LeagueNetwork.load(path)
+    except (OSError, ValueError) as error:
+        return f"league:{path}: {error}"
+    return ""
 
 
 def computer_levels(bots: str, players: int) -> list[str]:
