@@ -108,6 +108,15 @@ class RunResult:
     client_loop_lag_ms: dict[str, float | None] = field(default_factory=dict)
     ping_ms: dict[str, float | None] = field(default_factory=dict)
     """Round trip of a spectator's ``ping``, sent 10 times a second."""
+    computer_moves: int = 0
+    """Computers' moves the hosts saw in the measured window, each the only new move of its state."""
+    computer_ms: dict[str, float | None] = field(default_factory=dict)
+    """How long a computer's move took beyond the room's pace, as its room's host saw it: from the state
+    with the move before to the state with the computer's, minus the pace (its thinking, any wait for a
+    thinker, storing it and sending it)."""
+    load_average: dict[str, float | None] = field(default_factory=dict)
+    """The machine's load average over one minute (``/proc/loadavg``) at the start of the measured window,
+    its mean and highest over the window (read every 2 s), and at its end: how busy the machine was."""
     target_rate: float = 0.0
     config: str = "sqlite"
     parts: dict[str, dict[str, float | None]] = field(default_factory=dict)
@@ -183,6 +192,12 @@ def tree_cpu_seconds(pid: int) -> float:
         if fields is not None:
             ticks += sum(int(fields[i]) for i in (11, 12, 13, 14))
     return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def own_cpu_seconds(pid: int) -> float:
+    """User + system CPU time so far of ``pid`` alone (all its threads), without its child processes."""
+    fields = _stat(pid)
+    return 0.0 if fields is None else sum(int(fields[i]) for i in (11, 12)) / os.sysconf("SC_CLK_TCK")
 
 
 def peak_rss_mb(pid: int) -> float:
@@ -315,12 +330,28 @@ class Site:
             pin_tree(pid, self.cpu)
 
     def cpu_seconds(self) -> dict[str, float]:
-        """Each part's CPU time so far, its processes and their threads together."""
-        return {part: tree_cpu_seconds(pid) for part, pid in self.parts().items()}
+        """Each part's CPU time so far, its processes and their threads together; a ``serve`` process's
+        child processes (its thinkers) as a part of their own, ``serve N thinkers``."""
+        seconds = {}
+        for part, pid in self.parts().items():
+            seconds[part] = tree_cpu_seconds(pid)
+            if part.startswith("serve"):
+                own = own_cpu_seconds(pid)
+                if seconds[part] - own > 0:
+                    seconds[f"{part} thinkers"] = seconds[part] - own
+                seconds[part] = own
+        return seconds
 
     def peak_rss_mb(self) -> dict[str, float]:
-        """The peak RSS of each ``serve`` process."""
-        return {part: peak_rss_mb(pid) for part, pid in self.parts().items() if part.startswith("serve")}
+        """The peak RSS of each ``serve`` process, and the sum of its child processes' (``serve N thinkers``)."""
+        peaks = {}
+        for part, pid in self.parts().items():
+            if part.startswith("serve"):
+                peaks[part] = peak_rss_mb(pid)
+                children = sum(peak_rss_mb(child) for child in process_tree(pid) if child != pid)
+                if children:
+                    peaks[f"{part} thinkers"] = children
+        return peaks
 
 
 class SqliteSite(Site):
