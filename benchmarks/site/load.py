@@ -185,6 +185,9 @@ def _run_rows(result: RunResult) -> dict[str, str]:
     rows = {
         "server side": CONFIGS.get(result.config, result.config),
         "rooms × seats": f"{s['rooms']} × {SEATS} ({_seating(s)})",
+        "thinker processes per server process": (
+            "the server's default" if s.get("think_workers") is None else str(s["think_workers"])
+        ),
         "WebSockets": f"{result.sockets:,}",
         "think (s), pace (s)": f"{s['think'][0]:g}-{s['think'][1]:g}, {s['pace']:g}",
         "measured (s)": f"{result.measured_seconds:.1f} (after {s['warmup']:g} s warm-up)",
@@ -358,6 +361,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--think", type=parse_think, default=(0.5, 1.0), help="a person's think time, LOW,HIGH s")
     parser.add_argument("--computers", type=int, default=0, choices=range(SEATS), help="computer seats per room")
     parser.add_argument("--level", default="expert", choices=tuple(BOTS), help="the computers' level (default expert)")
+    parser.add_argument(
+        "--think-workers",
+        type=int,
+        default=None,
+        metavar="N",
+        help="elferraus serve --think-workers of every server process (default: the server's own default)",
+    )
     parser.add_argument("--pace", type=float, default=0.5, help="the rooms' pace, s a computer move (default 0.5)")
     parser.add_argument("--rounds", type=int, default=2, help="rounds per match (default 2: next, then rematch)")
     parser.add_argument("--policy", choices=("first", "random"), default="first", help="how people choose a move")
@@ -399,6 +409,7 @@ def main(argv: list[str] | None = None) -> int:
         seed=args.seed,
         compression=not args.no_compression,
         grace=args.grace,
+        think_workers=args.think_workers,
     )
     cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
     server_cpu = client_cpu = None

@@ -611,7 +611,7 @@ async def run_once(settings: Settings, site: Site, label: str) -> RunResult:
 
 async def with_site(config: str, settings: Settings, workdir: Path, cpu: int | None, name: str) -> RunResult:
     """One run against a fresh site of ``config``, stopped afterwards (also on errors)."""
-    site = make_site(config, workdir, cpu, name)
+    site = make_site(config, workdir, cpu, name, settings.serve_args)
     try:
         print(f"{name}: starting {config} ...", file=sys.stderr, flush=True)
         await asyncio.to_thread(site.start)
