@@ -114,3 +114,26 @@ def test_a_thinker_process_answers_on_its_own_output_and_exits_at_the_end_of_its
         errors = thinker.stderr.read().decode()
     assert [answer.move for answer in answers] == [make_bot("easy", 4).choose(view)]
     assert ("thinking aloud" in errors) == command[0].startswith("-c")
+
+
+def test_a_thinker_whose_asker_went_away_mid_move_exits_quietly() -> None:
+    game = Game.deal(players=4, seed=3)
+    while len(game.legal_moves()) < 2:
+        game.push(game.legal_moves()[0])
+    with subprocess.Popen(
+        [sys.executable, "-m", "elferraus.bots.thinker"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=repo_env(),
+    ) as thinker:
+        assert thinker.stdin is not None
+        assert thinker.stdout is not None
+        assert thinker.stderr is not None
+        assert isinstance(decode(thinker.stdout.read(length(thinker.stdout.read(4)))), Ready)
+        thinker.stdin.write(encode(Request(1, "master", 1, game.view(game.turn))))
+        thinker.stdin.flush()
+        thinker.stdout.close()  # the asker is gone before the answer
+        thinker.stdin.close()
+        assert thinker.wait(60) == 0
+        assert thinker.stderr.read() == b""

@@ -25,6 +25,7 @@ gives its asker's work the CPU first.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import signal
@@ -159,8 +160,11 @@ def main(argv: list[str] | None = None) -> int:
     answers = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
-    with answers:
+    try:
         serve(sys.stdin.buffer, answers)
+    finally:
+        with contextlib.suppress(BrokenPipeError):  # an answer its asker, gone, never reads
+            answers.close()
     return 0
 
 
