@@ -16,6 +16,8 @@ from elferraus.bots import BOTS, make_bot
 from elferraus.game import Game
 from elferraus.moves import Move
 from elferraus.server.thinking.pool import FALLBACK, POOLED, TRIES, ThinkerError, Thinkers
+from elferraus.table.seating import Seat, TableSetup
+from elferraus.table.session import Table
 from elferraus.view import SeatView
 
 
@@ -114,3 +116,37 @@ def test_a_move_no_thinker_lives_to_choose_is_played_by_the_fallback(
     messages = [record.getMessage() for record in caplog.records]
     assert sum(ended in message for message in messages) == TRIES, messages
     assert f"test master: {FALLBACK} played {move} for master: {why}" in messages[-1]
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("level", sorted(POOLED))
+def test_a_searching_level_plays_a_game_in_thinkers_as_in_this_process(level: str) -> None:
+    """A person (his first legal move) and three computers of ``level``, dealt twice from one seed: one table's
+    computers think here (``Table.think``), the other's in two thinkers (a seat's only move made at once, without
+    asking). The same move, every move of the game."""
+
+    def table() -> Table:
+        seats = (Seat("Anna"), *(Seat(f"Computer {n}", level) for n in (2, 3, 4)))
+        return Table(TableSetup(seats=seats, seed=17))
+
+    async def play() -> None:
+        here, there = table(), table()
+        thinkers = Thinkers(2)
+        try:
+            while (step := here.next_step()).kind not in ("round_over", "match_over"):
+                if step.kind == "ask":
+                    move = twin = here.game.legal_moves()[0]
+                elif step.move is not None:
+                    move = twin = step.move
+                else:
+                    move = here.think()
+                    computer, view = there.computer_to_move()
+                    twin = await thinkers.choose(computer, view, f"seat {step.seat}")
+                assert twin == move, f"move {here.game.move_count}"
+                here.play(move)
+                there.play(twin)
+        finally:
+            await thinkers.close()
+        assert len(thinkers.thought) == 2
+
+    asyncio.run(play())
