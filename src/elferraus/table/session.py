@@ -193,7 +193,7 @@ class Table:
 
     def computer_to_move(self) -> tuple[Bot, SeatView]:
         """The computer player to move and its own view: what :meth:`think` asks, for a front end that lets it
-        choose elsewhere (the web server's thinker processes) and then :meth:`play` s its move.
+        choose elsewhere (the web server's thinker processes) and then makes its move with :meth:`play`.
 
         Raises:
             TurnError: a person is to move, or the game is over.
