@@ -89,7 +89,6 @@ class _Slot:
     number: int
     queue: deque[_Ask] = field(default_factory=deque)
     thinking: _Ask | None = None
-    process: asyncio.subprocess.Process | None = None
     pid: int | None = None
     """The running thinker's process id, once it said it is ready."""
     computers: int = 0
