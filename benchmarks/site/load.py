@@ -25,7 +25,8 @@ What one run does:
    then ``POST /api/rooms/CODE/join`` for every other person's seat), with
    ``pace`` = ``--pace`` and ``rounds`` = ``--rounds``. Every seat is a person
    (1,000 WebSockets at the defaults), except that with ``--computers N``
-   seats 2..N+1 are computers of ``--level`` (default ``expert``).
+   seats 2..N+1 are computers of ``--level`` (default ``expert``; any level,
+   ``master`` too).
 2. Every person connects (``/ws/CODE``, ``hello`` with his token); once all
    are in, every host sends ``start``.
 3. Each person acts like a brisk human: when a ``state`` shows it is his turn
@@ -65,7 +66,12 @@ peak RSS (``VmHWM``), and the same for this client process (CPU from
 ``time.process_time()``), plus the client event loop's lag, so a reader can
 tell whether the server or the clients were the limit; and the round trip
 of a ``ping`` that a spectator of the first room sends 10 times a second
-(how quickly the server's event loop answers at all). The exit status is 1
+(how quickly the server's event loop answers at all). With computers, each
+computer's move that came alone in a state is timed by its room's host: from
+the state with the move before it to the state with it, minus the pace (the
+computer's thinking, any wait for a thinker, storing and sending it). The
+server's child processes (its thinkers) are a part of their own in the CPU
+and RSS rows, and the machine's one-minute load average is read every 2 s. The exit status is 1
 if there was any error frame, lost or undelivered move, dropped connection
 or connection that could not be opened.
 
@@ -104,6 +110,12 @@ every room with two of them asks for about 0.8 computer moves a second: at
 whether thinking blocks the loop; at 250 rooms the experts alone want more
 than the server's one core, so the latency then also shows the event loop
 starved of CPU by the worker threads (compare the server CPU share).
+
+A server full of ``master`` tables (issue 33): 100 rooms of one person and
+three ``master`` each, on one server process; the person's move-to-everyone
+latency is his move-to-screen latency::
+
+    .venv/bin/python -m benchmarks.site.load --rooms 100 --seconds 60 --computers 3 --level master --json master.json
 
 The highest sustained move rate::
 
@@ -149,6 +161,7 @@ from benchmarks.site.load_server import (
     Settings,
     pin,
 )
+from elferraus.bots import BOTS
 
 # -- reporting -------------------------------------------------------------------
 
@@ -158,7 +171,8 @@ def _f(value: float | None, spec: str = ".1f") -> str:
 
 
 def _seating(settings: dict[str, Any]) -> str:
-    people = f"{SEATS - settings['computers']} people"
+    count = SEATS - settings["computers"]
+    people = f"{count} {'person' if count == 1 else 'people'}"
     return f"{people}, {settings['computers']} {settings['level']}" if settings["computers"] else people
 
 
@@ -171,6 +185,9 @@ def _run_rows(result: RunResult) -> dict[str, str]:
     rows = {
         "server side": CONFIGS.get(result.config, result.config),
         "rooms × seats": f"{s['rooms']} × {SEATS} ({_seating(s)})",
+        "thinker processes per server process": (
+            "the server's default" if s.get("think_workers") is None else str(s["think_workers"])
+        ),
         "WebSockets": f"{result.sockets:,}",
         "think (s), pace (s)": f"{s['think'][0]:g}-{s['think'][1]:g}, {s['pace']:g}",
         "measured (s)": f"{result.measured_seconds:.1f} (after {s['warmup']:g} s warm-up)",
@@ -203,6 +220,16 @@ def _run_rows(result: RunResult) -> dict[str, str]:
     rows["client loop lag p99 / max (ms)"] = f"{_f(lag.get('p99'))} / {_f(lag.get('max'))}"
     rows["spectator ping round trip median / p99 / max (ms)"] = (
         f"{_f(ping.get('median'))} / {_f(ping.get('p99'))} / {_f(ping.get('max'))}"
+    )
+    if s["computers"]:
+        computer = result.computer_ms
+        rows["computers' moves measured"] = f"{result.computer_moves:,}"
+        rows["computer's move beyond the pace median / p95 / p99 / max (ms)"] = " / ".join(
+            _f(computer.get(key)) for key in ("median", "p95", "p99", "max")
+        )
+    load = result.load_average
+    rows["load average (1 min) start / mean / max / end"] = " / ".join(
+        _f(load.get(key), ".2f") for key in ("start", "mean", "max", "end")
     )
     if result.server_exit is not None:
         rows["server exited"] = result.server_exit
@@ -333,7 +360,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warmup", type=float, default=5.0, help="seconds at the start not measured (default 5)")
     parser.add_argument("--think", type=parse_think, default=(0.5, 1.0), help="a person's think time, LOW,HIGH s")
     parser.add_argument("--computers", type=int, default=0, choices=range(SEATS), help="computer seats per room")
-    parser.add_argument("--level", default="expert", choices=("easy", "medium", "hard", "expert"))
+    parser.add_argument("--level", default="expert", choices=tuple(BOTS), help="the computers' level (default expert)")
+    parser.add_argument(
+        "--think-workers",
+        type=int,
+        default=None,
+        metavar="N",
+        help="elferraus serve --think-workers of every server process (default: the server's own default)",
+    )
     parser.add_argument("--pace", type=float, default=0.5, help="the rooms' pace, s a computer move (default 0.5)")
     parser.add_argument("--rounds", type=int, default=2, help="rounds per match (default 2: next, then rematch)")
     parser.add_argument("--policy", choices=("first", "random"), default="first", help="how people choose a move")
@@ -375,6 +409,7 @@ def main(argv: list[str] | None = None) -> int:
         seed=args.seed,
         compression=not args.no_compression,
         grace=args.grace,
+        think_workers=args.think_workers,
     )
     cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
     server_cpu = client_cpu = None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import random
 import resource
 import sys
@@ -82,6 +83,8 @@ class Stats:
 
     def __init__(self) -> None:
         self.latencies: list[float] = []
+        self.computer_times: list[float] = []
+        """Each computer's move beyond the room's pace (``RunResult.computer_ms``), in the measured window."""
         self.errors: Counter[str] = Counter()
         self.error_samples: list[str] = []
         self.window = (float("inf"), float("inf"))
@@ -104,7 +107,18 @@ class Stats:
 class Table:
     """The client side of one room: its people and the moves on their way to them."""
 
-    __slots__ = ("code", "full", "index", "last_game", "last_len", "pending", "players", "sent")
+    __slots__ = (
+        "code",
+        "computers",
+        "full",
+        "index",
+        "last_game",
+        "last_len",
+        "last_moved",
+        "pending",
+        "players",
+        "sent",
+    )
 
     def __init__(self, index: int, code: str) -> None:
         self.index = index
@@ -116,6 +130,10 @@ class Table:
         """Every move sent (for the final check)."""
         self.last_game: int | None = None
         self.last_len = 0
+        self.last_moved: float | None = None
+        """When the host last saw the game grow (None before the first move of a game)."""
+        self.computers: frozenset[str] = frozenset()
+        """The computers' seats, as the history writes them (``"1"``, ``"2"``, ...)."""
 
 
 class Player:
@@ -129,6 +147,7 @@ class Player:
         "legal",
         "moves",
         "moves_len",
+        "pace",
         "policy",
         "ready",
         "rng",
@@ -152,6 +171,7 @@ class Player:
         self.stats = stats
         self.think = settings.think
         self.policy = settings.policy
+        self.pace = settings.pace
         self.rng = random.Random(f"{settings.seed}/{table.index}/{seat}")
         self.ws: ClientConnection | None = None
         self.ready = asyncio.Event()
@@ -203,10 +223,17 @@ class Player:
                         if pending.measured:
                             self.stats.latencies.append(now - pending.sent.t)
         if self.host and game:
-            grown = self.moves_len - table.last_len if self.game_id == table.last_game else self.moves_len
+            same_game = self.game_id == table.last_game
+            grown = self.moves_len - table.last_len if same_game else self.moves_len
             table.last_game, table.last_len = self.game_id, self.moves_len
             if self.stats.window[0] <= now < self.stats.window[1]:
                 self.stats.window_moves += grown
+                # a computer's move, alone in its state: how long it took beyond the pace
+                last = table.last_moved
+                if grown == 1 and same_game and last is not None and moves[-1].split(" ", 1)[0] in table.computers:
+                    self.stats.computer_times.append(now - last - self.pace)
+            if grown or not same_game:
+                table.last_moved = now if same_game else None
         sent = self.awaiting
         if sent is not None and seq > sent.seq:
             if sent.kind != "move" or self.game_id != sent.game_id:
@@ -417,6 +444,21 @@ async def ping_probe(url: str, samples: list[float], stats: Stats, compression: 
                 samples.append(now - before)
 
 
+async def load_average(samples: list[float], stats: Stats, period: float = 2.0) -> None:
+    """The machine's one-minute load average every ``period`` s in the measured window (and once at its end)."""
+    while True:
+        now = perf_counter()
+        if stats.window[0] <= now <= stats.window[1] + period:
+            samples.append(os.getloadavg()[0])
+        await asyncio.sleep(period)
+
+
+def load_summary(samples: list[float]) -> dict[str, float | None]:
+    if not samples:
+        return {"start": None, "mean": None, "max": None, "end": None}
+    return {"start": samples[0], "mean": sum(samples) / len(samples), "max": max(samples), "end": samples[-1]}
+
+
 async def sleep_until(moment: float) -> None:
     delay = moment - perf_counter()
     if delay > 0:
@@ -441,6 +483,7 @@ async def run_once(settings: Settings, site: Site, label: str) -> RunResult:
     players: list[Player] = []
     for index, (code, tokens) in enumerate(opened):
         table = Table(index, code)
+        table.computers = frozenset(str(seat) for seat in range(1, 1 + settings.computers))
         seats = [0, *range(1 + settings.computers, SEATS)]
         for seat, token in zip(seats, tokens, strict=True):
             player = Player(table, seat, token, settings, stats)
@@ -456,6 +499,8 @@ async def run_once(settings: Settings, site: Site, label: str) -> RunResult:
     lag_task = asyncio.create_task(loop_lag(lag, stats))
     pings: list[float] = []
     probe: asyncio.Task[None] | None = None
+    loads: list[float] = []
+    load_task = asyncio.create_task(load_average(loads, stats))
     try:
         await asyncio.wait_for(asyncio.gather(*(p.ready.wait() for p in players)), 300)
         result.setup_seconds = perf_counter() - began
@@ -495,6 +540,7 @@ async def run_once(settings: Settings, site: Site, label: str) -> RunResult:
     finally:
         stats.closing = True
         lag_task.cancel()
+        load_task.cancel()
         if probe is not None:
             probe.cancel()
             with contextlib.suppress(BaseException):
@@ -516,6 +562,9 @@ async def run_once(settings: Settings, site: Site, label: str) -> RunResult:
     result.latency_ms = summary_ms(stats.latencies)
     result.client_loop_lag_ms = summary_ms(lag)
     result.ping_ms = summary_ms(pings)
+    result.computer_moves = len(stats.computer_times)
+    result.computer_ms = summary_ms(stats.computer_times)
+    result.load_average = load_summary(loads)
     result.server_cpu_share = result.server_cpu_s / measured
     result.parts = {
         part: {"cpu_s": cpu, "cpu_share": cpu / measured, "peak_rss_mb": peaks.get(part)}
@@ -562,7 +611,7 @@ async def run_once(settings: Settings, site: Site, label: str) -> RunResult:
 
 async def with_site(config: str, settings: Settings, workdir: Path, cpu: int | None, name: str) -> RunResult:
     """One run against a fresh site of ``config``, stopped afterwards (also on errors)."""
-    site = make_site(config, workdir, cpu, name)
+    site = make_site(config, workdir, cpu, name, settings.serve_args)
     try:
         print(f"{name}: starting {config} ...", file=sys.stderr, flush=True)
         await asyncio.to_thread(site.start)

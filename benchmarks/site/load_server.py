@@ -19,6 +19,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -61,6 +62,13 @@ class Settings:
     seed: int
     compression: bool
     grace: float
+    think_workers: int | None = None
+    """``elferraus serve --think-workers`` of every server process (None: the server's default)."""
+
+    @property
+    def serve_args(self) -> list[str]:
+        """The options of ``elferraus serve`` these settings add."""
+        return [] if self.think_workers is None else ["--think-workers", str(self.think_workers)]
 
     @property
     def people(self) -> int:
@@ -108,6 +116,15 @@ class RunResult:
     client_loop_lag_ms: dict[str, float | None] = field(default_factory=dict)
     ping_ms: dict[str, float | None] = field(default_factory=dict)
     """Round trip of a spectator's ``ping``, sent 10 times a second."""
+    computer_moves: int = 0
+    """Computers' moves the hosts saw in the measured window, each the only new move of its state."""
+    computer_ms: dict[str, float | None] = field(default_factory=dict)
+    """How long a computer's move took beyond the room's pace, as its room's host saw it: from the state
+    with the move before to the state with the computer's, minus the pace (its thinking, any wait for a
+    thinker, storing it and sending it)."""
+    load_average: dict[str, float | None] = field(default_factory=dict)
+    """The machine's load average over one minute (``/proc/loadavg``) at the start of the measured window,
+    its mean and highest over the window (read every 2 s), and at its end: how busy the machine was."""
     target_rate: float = 0.0
     config: str = "sqlite"
     parts: dict[str, dict[str, float | None]] = field(default_factory=dict)
@@ -185,6 +202,12 @@ def tree_cpu_seconds(pid: int) -> float:
     return ticks / os.sysconf("SC_CLK_TCK")
 
 
+def own_cpu_seconds(pid: int) -> float:
+    """User + system CPU time so far of ``pid`` alone (all its threads), without its child processes."""
+    fields = _stat(pid)
+    return 0.0 if fields is None else sum(int(fields[i]) for i in (11, 12)) / os.sysconf("SC_CLK_TCK")
+
+
 def peak_rss_mb(pid: int) -> float:
     """``VmHWM`` of ``pid`` in MB (0 when it is gone)."""
     with contextlib.suppress(OSError):
@@ -212,19 +235,21 @@ RUNNING: set[Stoppable] = set()
 class Server:
     """``elferraus serve`` on a free loopback port with a fresh database, pinned to a core."""
 
-    def __init__(self, workdir: Path, cpu: int | None, name: str) -> None:
+    def __init__(self, workdir: Path, cpu: int | None, name: str, args: Sequence[str] = ()) -> None:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.db = workdir / f"{name}.sqlite3"
         self.log = workdir / f"{name}.log"
         self.cpu = cpu
+        self.args = list(args)
+        """More options of ``elferraus serve``."""
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
         command = [sys.executable, "-m", "elferraus.cli.main", "serve", "--host", "127.0.0.1"]
         command += ["--port", str(self.port), "--db", str(self.db)]
         # Every simulated table, and every one of its people's connections, comes from this one address.
-        command += ["--rooms-per-minute", "0", "--max-connections-per-address", "0"]
+        command += ["--rooms-per-minute", "0", "--max-connections-per-address", "0", *self.args]
         with self.log.open("ab") as errors:
             self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=errors)
         RUNNING.add(self)
@@ -286,10 +311,12 @@ class Site:
 
     config = ""
 
-    def __init__(self, workdir: Path, cpu: int | None, name: str) -> None:
+    def __init__(self, workdir: Path, cpu: int | None, name: str, args: Sequence[str] = ()) -> None:
         self.workdir = workdir
         self.cpu = cpu
         self.name = name
+        self.args = list(args)
+        """More options of every ``elferraus serve`` of the site."""
         self.base = ""
 
     def start(self) -> None:
@@ -315,12 +342,28 @@ class Site:
             pin_tree(pid, self.cpu)
 
     def cpu_seconds(self) -> dict[str, float]:
-        """Each part's CPU time so far, its processes and their threads together."""
-        return {part: tree_cpu_seconds(pid) for part, pid in self.parts().items()}
+        """Each part's CPU time so far, its processes and their threads together; a ``serve`` process's
+        child processes (its thinkers) as a part of their own, ``serve N thinkers``."""
+        seconds = {}
+        for part, pid in self.parts().items():
+            seconds[part] = tree_cpu_seconds(pid)
+            if part.startswith("serve"):
+                own = own_cpu_seconds(pid)
+                if seconds[part] - own > 0:
+                    seconds[f"{part} thinkers"] = seconds[part] - own
+                seconds[part] = own
+        return seconds
 
     def peak_rss_mb(self) -> dict[str, float]:
-        """The peak RSS of each ``serve`` process."""
-        return {part: peak_rss_mb(pid) for part, pid in self.parts().items() if part.startswith("serve")}
+        """The peak RSS of each ``serve`` process, and the sum of its child processes' (``serve N thinkers``)."""
+        peaks = {}
+        for part, pid in self.parts().items():
+            if part.startswith("serve"):
+                peaks[part] = peak_rss_mb(pid)
+                children = sum(peak_rss_mb(child) for child in process_tree(pid) if child != pid)
+                if children:
+                    peaks[f"{part} thinkers"] = children
+        return peaks
 
 
 class SqliteSite(Site):
@@ -328,9 +371,9 @@ class SqliteSite(Site):
 
     config = "sqlite"
 
-    def __init__(self, workdir: Path, cpu: int | None, name: str) -> None:
-        super().__init__(workdir, cpu, name)
-        self.server = Server(workdir, cpu, name)
+    def __init__(self, workdir: Path, cpu: int | None, name: str, args: Sequence[str] = ()) -> None:
+        super().__init__(workdir, cpu, name, args)
+        self.server = Server(workdir, cpu, name, args)
         self.base = self.server.base
 
     def start(self) -> None:
@@ -358,8 +401,17 @@ class ClusterSite(Site):
     """``processes`` processes on a fresh PostgreSQL database; with ``shared``, on one Redis too and behind
     nginx (``tests/support/cluster_helpers.cluster``), else alone and reached directly."""
 
-    def __init__(self, config: str, workdir: Path, cpu: int | None, name: str, processes: int, shared: bool) -> None:
-        super().__init__(workdir, cpu, name)
+    def __init__(
+        self,
+        config: str,
+        workdir: Path,
+        cpu: int | None,
+        name: str,
+        processes: int,
+        shared: bool,
+        args: Sequence[str] = (),
+    ) -> None:
+        super().__init__(workdir, cpu, name, args)
         self.config = config
         self.processes_wanted = processes
         self.shared = shared
@@ -375,7 +427,7 @@ class ClusterSite(Site):
 
         RUNNING.add(self)
         if self.shared:
-            self.site = self.stack.enter_context(cluster(self.processes_wanted, per_address=0))
+            self.site = self.stack.enter_context(cluster(self.processes_wanted, per_address=0, extra_args=self.args))
             self.processes = list(self.site.processes)
             self.postgres = self.site.postgres
             self.base = self.site.url
@@ -387,7 +439,7 @@ class ClusterSite(Site):
             self.postgres = PostgresServer(folder / "postgres")
             self.postgres.start()
             self.stack.callback(_quietly, self.postgres.stop)
-            args = ["--db", self.postgres.new_database(), *SERVE_LIMITS]
+            args = ["--db", self.postgres.new_database(), *SERVE_LIMITS, *self.args]
             self.processes = [
                 ServerProcess(args, self.workdir / f"{self.name}-process{n}.log", f"process {n}")
                 for n in range(self.processes_wanted)
@@ -437,14 +489,15 @@ def _quietly(stop: Any) -> None:
         stop("immediate")
 
 
-def make_site(config: str, workdir: Path, cpu: int | None, name: str) -> Site:
-    """A site of ``config`` (one of ``CONFIGS``), not started."""
+def make_site(config: str, workdir: Path, cpu: int | None, name: str, args: Sequence[str] = ()) -> Site:
+    """A site of ``config`` (one of ``CONFIGS``) whose ``elferraus serve`` processes also take ``args``, not
+    started."""
     if config == "sqlite":
-        return SqliteSite(workdir, cpu, name)
+        return SqliteSite(workdir, cpu, name, args)
     if config == "pg1":
-        return ClusterSite(config, workdir, cpu, name, 1, shared=False)
+        return ClusterSite(config, workdir, cpu, name, 1, shared=False, args=args)
     if config == "pg2":
-        return ClusterSite(config, workdir, cpu, name, 2, shared=True)
+        return ClusterSite(config, workdir, cpu, name, 2, shared=True, args=args)
     if config == "site3":
-        return ClusterSite(config, workdir, cpu, name, 3, shared=True)
+        return ClusterSite(config, workdir, cpu, name, 3, shared=True, args=args)
     raise ValueError(f"no configuration {config!r}: choose from {', '.join(CONFIGS)}")

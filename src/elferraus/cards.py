@@ -2,7 +2,8 @@
 
 Internally a card is an index ``0..79``: ``colour_index * 20 + number - 1``.
 The public API speaks :class:`Card`, a small frozen value; there is exactly
-one ``Card`` object per card, so identity comparison is safe and fast.
+one ``Card`` object per card, so identity comparison is safe and fast (a card
+is pickled and copied as itself).
 """
 
 from __future__ import annotations
@@ -82,6 +83,15 @@ class Card:
 
     def __repr__(self) -> str:
         return f"Card.parse({str(self)!r})"
+
+    def __reduce__(self) -> tuple[object, tuple[int]]:
+        """Pickled and copied as itself: the one object of this card (identity stays safe in another process).
+
+        >>> import pickle
+        >>> pickle.loads(pickle.dumps(Card.parse("R11"))) is Card.parse("R11")
+        True
+        """
+        return (Card.from_index, (self.index,))
 
 
 CARDS: tuple[Card, ...] = tuple(

@@ -1,7 +1,8 @@
 """Moves and their notation: a lay ``R12``, ``draw`` and ``pass``.
 
 There is one :class:`Move` object per possible move, so the legal-move list
-holds shared objects and membership tests are identity checks.
+holds shared objects and membership tests are identity checks; a move is
+pickled and copied as itself.
 """
 
 from __future__ import annotations
@@ -83,6 +84,21 @@ class Move:
 
     def __repr__(self) -> str:
         return f"Move.parse({str(self)!r})"
+
+    def __reduce__(self) -> tuple[object, tuple[int]]:
+        """Pickled and copied as itself: the one object of this move (a view's legal moves stay the shared
+        objects in another process, where identity checks read them).
+
+        >>> import pickle
+        >>> pickle.loads(pickle.dumps(DRAW)) is DRAW
+        True
+        """
+        return (_of_code, (self.code,))
+
+
+def _of_code(code: int) -> Move:
+    """The move with this code (:attr:`Move.code`)."""
+    return DRAW if code == DRAW_CODE else PASS if code == PASS_CODE else LAYS[code]
 
 
 LAYS: tuple[Move, ...] = tuple(Move(MoveKind.LAY, card) for card in CARDS)

@@ -443,6 +443,24 @@ def test_serve_takes_the_sites_origins_and_refuses_what_is_no_origin(capsys: pyt
         assert f"argument --allowed-origins: {wrong!r} is no origin" in error, error
 
 
+@pytest.mark.parametrize(
+    ("options", "workers"),
+    [((), None), (("--think-workers", "0"), 0), (("--think-workers", "3"), 3), (("--think-workers", "-1"), "error")],
+)
+def test_serve_takes_the_thinker_processes_its_default_the_servers(
+    options: tuple[str, ...], workers: int | str | None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from elferraus.cli.main import build_parser
+
+    parser = build_parser()
+    if workers == "error":
+        with pytest.raises(SystemExit):
+            parser.parse_args(["serve", *options])
+        assert "argument --think-workers: must be 0 or more, not -1" in capsys.readouterr().err
+    else:
+        assert parser.parse_args(["serve", *options]).think_workers == workers
+
+
 def test_serve_reads_when_rooms_expire_in_hours_and_days_its_defaults_the_servers(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

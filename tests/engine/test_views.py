@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
+import pickle
 import random
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
 
 import pytest
 
 from elferraus import Card, Color, Game, Move, Rules, SeatView, format_position, read_position
+from elferraus.cards import CARDS
+from elferraus.moves import DRAW, LAYS, PASS
 from tests.support.engine_helpers import expand_position, mask_of, play_random, random_positions
 
 GAMES = list(random_positions(250, seed=77))
@@ -158,3 +163,30 @@ def test_view_of_a_copy_is_its_own() -> None:
 def test_view_of_a_missing_seat(seat: int) -> None:
     with pytest.raises(ValueError, match="seat"):
         Game.deal(4, 1).view(seat)
+
+
+@pytest.mark.parametrize("copy_of", [lambda x: pickle.loads(pickle.dumps(x)), copy.copy, copy.deepcopy])
+def test_a_view_pickled_or_copied_holds_the_same_card_and_move_objects(copy_of: Callable[[Any], Any]) -> None:
+    """Cards and moves exist once each, and identity checks read them (``move is heuristic``): a view sent to
+    another process (the server's thinkers) must hold those very objects, or a computer there would choose
+    otherwise than here."""
+    for game in GAMES[:40]:
+        view = game.view(game.turn)
+        other = copy_of(view)
+        assert other == view
+        for mine, theirs in zip(_objects(view), _objects(other), strict=True):
+            assert theirs is mine
+    everything = [*CARDS, *LAYS, DRAW, PASS]
+    assert all(copy_of(thing) is thing for thing in everything)
+
+
+def _objects(view: SeatView) -> Iterator[Card | Move]:
+    """Every card and move object a view holds, in order."""
+    yield from view.hand
+    yield from view.laid
+    if view.drawn is not None:
+        yield view.drawn
+    for move in view.legal:
+        yield move
+        if move.card is not None:
+            yield move.card

@@ -53,9 +53,16 @@ def free_port() -> int:
 @contextlib.asynccontextmanager
 async def serving(db: str, **settings: Any) -> AsyncIterator[str]:
     """Run the app (``create_app(db, **settings)``) on a free port in this event loop; yields its base URL."""
+    async with serving_app(create_app(db, **settings)) as base:
+        yield base
+
+
+@contextlib.asynccontextmanager
+async def serving_app(app: Any) -> AsyncIterator[str]:
+    """Run ``app`` (made by ``create_app``) on a free port in this event loop; yields its base URL."""
     port = free_port()
     config = uvicorn.Config(
-        create_app(db, **settings),
+        app,
         host="127.0.0.1",
         port=port,
         ws_max_size=WS_MAX_SIZE,

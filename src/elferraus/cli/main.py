@@ -335,6 +335,16 @@ def _add_serve(commands: Commands) -> None:
         "of any other site is refused (default: none named, any accepted; harmless, as a seat is the token the "
         "page sends, never a cookie)",
     )
+    serve.add_argument(
+        "--think-workers",
+        type=_non_negative_int,
+        default=None,
+        metavar="N",
+        help="processes in which the computers of the searching levels (hard, expert, master) think, so that "
+        "their thinking never holds the server's event loop; started as they are first needed, at a lower "
+        "priority (default: one per core this process may use but one, at least 1; 0: none, they think in "
+        "threads of this process)",
+    )
 
 
 def _add_backup(commands: Commands) -> None:
@@ -449,6 +459,7 @@ def _dispatch(argv: Sequence[str] | None) -> int:
             forwarded_allow_ips=args.forwarded_allow_ips,
             allowed_origins=args.allowed_origins,
             expiry=expiry,
+            think_workers=args.think_workers,
         )
     if args.command == "play":
         if not args.plain and sys.stdin.isatty() and sys.stdout.isatty():

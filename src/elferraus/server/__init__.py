@@ -30,6 +30,7 @@ def run_server(
     forwarded_allow_ips: str = "",
     allowed_origins: frozenset[str] = frozenset(),
     expiry: Expiry | None = None,
+    think_workers: int | None = None,
 ) -> int:
     """Serve until interrupted; returns the exit code.
 
@@ -45,12 +46,15 @@ def run_server(
             page of another site is refused (default none: any, harmless as nobody logs in with a cookie).
         expiry: when rooms nobody uses expire and how long finished games' records are kept (default
             ``Expiry()``: docs/deploy.md).
+        think_workers: the processes the searching computers think in (default ``default_workers()``: one per
+            core but one; 0: threads of this process).
     """
     import uvicorn
 
     from elferraus.server.process import collector
     from elferraus.server.process.logsummary import summarise_repeats
     from elferraus.server.process.urls import shown
+    from elferraus.server.thinking.pool import default_workers
     from elferraus.server.web import limits
     from elferraus.server.web.proxies import ForwardedClientLimit
 
@@ -64,8 +68,14 @@ def run_server(
         print(f"elferraus: --max-connections lowered to {total}, what {fd_limit} open files allow", flush=True)
     elif max_connections is not None:
         total = max_connections
+    workers = default_workers() if think_workers is None else think_workers
     app: Any = create_app(
-        db, bus_url=bus, rooms_per_minute=rooms_per_minute, allowed_origins=allowed_origins, expiry=expiry
+        db,
+        bus_url=bus,
+        rooms_per_minute=rooms_per_minute,
+        allowed_origins=allowed_origins,
+        expiry=expiry,
+        think_workers=workers,
     )
     fastapi_app = app
     guard = limits.ConnectionGuard(per_address, total)
@@ -99,6 +109,12 @@ def run_server(
         f"elferraus: at most {total} connections (open-files limit {fd_limit}), {per_address or 'any number'} "
         f"per address; a request must arrive within {timeout:g} s",
         f"elferraus: {(expiry or Expiry()).describe()}",
+        "elferraus: "
+        + (
+            f"the computers' searches think in up to {workers} process{'es' if workers > 1 else ''} of their own"
+            if workers
+            else "the computers' searches think in threads of this process (--think-workers 0)"
+        ),
     ]
     server = limits.BoundedServer(config, guard, summary, greeting)
     collector.pace()

@@ -40,6 +40,7 @@ from elferraus.rules import Rules
 from elferraus.table.saving import setup_of_record
 from elferraus.table.seating import Seat, TableSetup
 from elferraus.table.words import Message, made_for_done
+from elferraus.view import SeatView
 
 STAND_IN = "medium"
 """The computer that plays for a person who is away (see :meth:`Table.stand_in`)."""
@@ -187,9 +188,19 @@ class Table:
         Raises:
             TurnError: a person is to move, or the game is over.
         """
+        player, view = self.computer_to_move()
+        return player.choose(view)
+
+    def computer_to_move(self) -> tuple[Bot, SeatView]:
+        """The computer player to move and its own view: what :meth:`think` asks, for a front end that lets it
+        choose elsewhere (the web server's thinker processes) and then makes its move with :meth:`play`.
+
+        Raises:
+            TurnError: a person is to move, or the game is over.
+        """
         if self.game.is_over() or self.game.turn not in self.bots:
             raise TurnError("no computer player is to move")
-        return self.bots[self.game.turn].choose(self.game.view(self.game.turn))
+        return self.bots[self.game.turn], self.game.view(self.game.turn)
 
     def play(self, move: Move, seat: int | None = None) -> None:
         """Make ``move`` for the seat to move (``seat``, if given, must be that seat); a move that ends the

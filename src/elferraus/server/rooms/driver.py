@@ -4,7 +4,9 @@ Only the process that leads a room (it holds the room's lease; alone,
 always) drives it: one task per room makes each such move at the room's
 pace, stored first like any other (``Room._push``), retrying with backoff
 while the store refuses it, and lets a computer stand in for a person away
-too long.
+too long. A computer chooses where the process's ``Thinkers`` say
+(``thinking/pool.py``): a search in a thinker process, so that it never
+holds the event loop.
 """
 
 from __future__ import annotations
@@ -82,8 +84,12 @@ class Driving(RoomParts):
                 continue
             if table.bots.get(seat) is not player:  # a stand-in came or went meanwhile
                 continue
-            # A computer may think a while (in a worker thread); a person's only move is known at once.
-            move = step.move if step.move is not None else await asyncio.to_thread(table.think)
+            # A computer may think a while (a search in a thinker process); a person's only move is known at once.
+            if step.move is not None:
+                move = step.move
+            else:
+                computer, view = table.computer_to_move()
+                move = await self.thinkers.choose(computer, view, f"room {self.code} seat {seat}")
             await self._automatic_moves(game, at, seat, player, move)
 
     async def _automatic_moves(self, game: Game, at: int, seat: int, player: Bot | None, move: Move) -> None:

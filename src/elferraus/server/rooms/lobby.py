@@ -35,6 +35,7 @@ from elferraus.server.site.bus import STEWARD_TICK, Bus, LocalBus
 from elferraus.server.storage.expiry import BATCH, DAY, STAMP_EVERY, Clock, Expiry
 from elferraus.server.storage.store import Store
 from elferraus.server.storage.types import ExpiredRoom, RoomRow, StoreError, Swept, UnreadableRoom
+from elferraus.server.thinking.pool import IN_THREADS, Thinkers
 
 LOG = logging.getLogger("elferraus.server")
 PRESENCE_EVERY = 4
@@ -54,12 +55,20 @@ class Lobby:
         bus: what the site's processes share (default: this process alone).
         clock: the server's time, for the expiry and the stamps of the rooms in use.
         expiry: when rooms nobody uses expire (default: ``Expiry()``).
+        thinkers: where the rooms' computers choose (default: searches in a thread of this process).
     """
 
     def __init__(
-        self, store: Store, bus: Bus | None = None, *, clock: Clock = time.time, expiry: Expiry | None = None
+        self,
+        store: Store,
+        bus: Bus | None = None,
+        *,
+        clock: Clock = time.time,
+        expiry: Expiry | None = None,
+        thinkers: Thinkers = IN_THREADS,
     ) -> None:
         self.store = store
+        self.thinkers = thinkers
         self.clock = clock
         self.expiry = expiry or Expiry()
         self.bus: Bus = bus or LocalBus()
@@ -109,6 +118,7 @@ class Lobby:
     def _wire(self, room: Room) -> None:
         room.leading = self.alone
         room.shared = not self.alone
+        room.thinkers = self.thinkers
         room.clock = self.clock
         code = room.code
         room.gone = lambda: self._drop(code)

@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, TypeVar
 
 from elferraus.server.rooms.settings import Event, RoomSettings, SeatState, Status
+from elferraus.server.thinking.pool import Thinkers
 from elferraus.table.session import Table
 
 T = TypeVar("T")
@@ -25,6 +26,7 @@ class RoomParts:
     table: Table | None
     leading: bool
     expired: bool
+    thinkers: Thinkers
     tell: Callable[[Event], None]
     _wake: asyncio.Event
 

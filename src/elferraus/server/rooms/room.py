@@ -7,8 +7,9 @@ it again; a computer tries again with backoff). Changes hold the room's lock,
 so they never interleave; each raises the room's ``seq``, then every connected
 client gets a ``state`` built from its own seat. The room's
 :class:`~elferraus.table.session.Table` makes every move, a person's and a
-computer's (computers, and those standing in for absent people, think in a
-worker thread); the room only stores them first and keeps the pace.
+computer's (computers, and those standing in for absent people, choose where
+the lobby's ``Thinkers`` say: a search in a thinker process); the room only
+stores them first and keeps the pace.
 
 What a room is made of is in ``settings.py``; the turns that wait for nobody
 are driven by ``driver.py`` (``Driving``), and the copy of a room on a site of
@@ -46,6 +47,7 @@ from elferraus.server.storage.types import (
     SeatRow,
     StoreError,
 )
+from elferraus.server.thinking.pool import IN_THREADS
 from elferraus.table.session import Seat, Table, TableSetup, TurnError
 
 LOG = logging.getLogger("elferraus.server")
@@ -114,6 +116,8 @@ class Room(Driving, Replica):
         """Called when reading the room again finds it expired (set by the lobby, which drops it)."""
         self.expired = False
         """The room expired (``expire``): nothing changes it any more, and its clients are sent away."""
+        self.thinkers = IN_THREADS
+        """Where its computers choose (set by the lobby: the process's thinkers)."""
 
     def new_seed(self) -> int:
         """The seed a new match is dealt from: random, and never told to anybody (a test may replace it)."""

@@ -23,6 +23,7 @@ from elferraus.server.site.bus import BusError
 from elferraus.server.site.redis import open_bus
 from elferraus.server.storage.expiry import Clock, Expiry
 from elferraus.server.storage.store import open_store
+from elferraus.server.thinking.pool import Thinkers, default_workers
 from elferraus.server.web.api import ROOM_BURST, ROOMS_PER_MINUTE, router
 from elferraus.server.web.headers import BodyLimit, RelativeRedirects, RevalidateStatic, SecurityHeaders
 from elferraus.server.web.openapi import published
@@ -34,9 +35,10 @@ STATIC = Path(str(resources.files("elferraus.server").joinpath("static")))
 
 
 def lifespan(
-    db_path: str, bus_url: str | None, clock: Clock, expiry: Expiry | None
+    db_path: str, bus_url: str | None, clock: Clock, expiry: Expiry | None, think_workers: int
 ) -> Callable[[FastAPI], AbstractAsyncContextManager[None]]:
-    """What an app does as it starts and stops: opens its store and bus, restores the rooms, closes them."""
+    """What an app does as it starts and stops: opens its store and bus, restores the rooms, closes them, and
+    stops the computers' thinker processes last."""
 
     @contextlib.asynccontextmanager
     async def run(app: FastAPI) -> AsyncIterator[None]:
@@ -47,15 +49,20 @@ def lifespan(
             await store.close()
             raise
         await asyncio.to_thread(names.skeleton, "")  # Unicode's look-alikes are read before the first name comes
-        lobby = Lobby(store, bus, clock=clock, expiry=expiry)
+        thinkers = Thinkers(think_workers)
+        lobby = Lobby(store, bus, clock=clock, expiry=expiry, thinkers=thinkers)
         app.state.bus = bus
         app.state.lobby = lobby
+        app.state.thinkers = thinkers
         try:
             await lobby.restore()
             yield
         finally:
-            await lobby.close()
-            await store.close()
+            try:
+                await lobby.close()
+                await store.close()
+            finally:
+                await thinkers.close()
 
     return run
 
@@ -86,6 +93,7 @@ def create_app(
     allowed_origins: Collection[str] = (),
     expiry: Expiry | None = None,
     clock: Clock = time.time,
+    think_workers: int | None = None,
 ) -> FastAPI:
     """The server's ASGI app, with its rooms stored in ``db_path`` (a SQLite file or a ``postgresql://`` URL).
 
@@ -95,7 +103,11 @@ def create_app(
     ``allowed_origins`` (normal origins, ``origins.normal_origin``): if any, a
     WebSocket from a browser on another site is refused at the handshake.
     Rooms nobody uses expire as ``expiry`` says (default ``Expiry()``), by the
-    time of ``clock``. While it runs, ``app.state.lobby`` is its ``Lobby``.
+    time of ``clock``. The rooms' searching computers think in at most
+    ``think_workers`` processes (default ``default_workers()``: one per core
+    but one; 0: in threads of this process), started as they are first needed.
+    While it runs, ``app.state.lobby`` is its ``Lobby`` and ``app.state.thinkers``
+    its ``Thinkers``.
     """
     app = FastAPI(
         title="Elfer raus! web game",
@@ -104,7 +116,9 @@ def create_app(
         openapi_url="/openapi.json",
         docs_url=None,
         redoc_url=None,
-        lifespan=lifespan(db_path, bus_url, clock, expiry),
+        lifespan=lifespan(
+            db_path, bus_url, clock, expiry, default_workers() if think_workers is None else think_workers
+        ),
         strict_content_type=False,
         middleware=middleware(),
     )
