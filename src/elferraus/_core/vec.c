@@ -473,6 +473,27 @@ static int index_arg(VecGames *self, Py_ssize_t index) {
     return 0;
 }
 
+/* The pile's card codes into `pile`, each added to *seen; 1 if one is outside the deck or seen before. */
+static int take_pile(const long long *codes, Py_ssize_t len, int deck, mask_t *seen, int8_t *pile) {
+    for (Py_ssize_t k = 0; k < len; k++) {
+        if (codes[k] < 0 || codes[k] >= deck || mask_test(*seen, (int)codes[k])) {
+            return 1;
+        }
+        pile[k] = (int8_t)codes[k];
+        *seen = mask_or(*seen, ER_BITS[pile[k]]);
+    }
+    return 0;
+}
+
+/* True if `seen` is exactly the first `deck` cards. */
+static int whole_deck(mask_t seen, int deck) {
+    mask_t full = {0, 0};
+    for (int card = 0; card < deck; card++) {
+        full = mask_or(full, ER_BITS[card]);
+    }
+    return mask_eq(seen, full);
+}
+
 static PyObject *VecGames_load(VecGames *self, PyObject *args, PyObject *kwds) {
     static char *kwlist[] = {"index", "hands", "pile", NULL};
     Py_ssize_t index;
@@ -508,20 +529,8 @@ static PyObject *VecGames_load(VecGames *self, PyObject *args, PyObject *kwds) {
     }
     int deck = self->colors * NUMBERS;
     int8_t pile[DECK];
-    for (Py_ssize_t k = 0; k < pile_len && !clash; k++) {
-        if (pile_codes[k] < 0 || pile_codes[k] >= deck) {
-            clash = 1;
-            break;
-        }
-        pile[k] = (int8_t)pile_codes[k];
-        clash |= mask_test(seen, pile[k]);
-        seen = mask_or(seen, ER_BITS[pile[k]]);
-    }
-    mask_t full = {0, 0};
-    for (int card = 0; card < deck; card++) {
-        full = mask_or(full, ER_BITS[card]);
-    }
-    if (clash || !mask_eq(seen, full)) {
+    clash = clash || take_pile(pile_codes, pile_len, deck, &seen, pile);
+    if (clash || !whole_deck(seen, deck)) {
         PyErr_Format(PyExc_ValueError, "the hands and the pile must hold each card of the %d-card deck once", deck);
         return NULL;
     }
@@ -606,19 +615,8 @@ static PyObject *VecGames_load_position(VecGames *self, PyObject *args, PyObject
         clash |= drew[seat] < 0 || drew[seat] > DECK || kept[seat] < 0 || kept[seat] > DECK;
     }
     int8_t pile[DECK];
-    for (Py_ssize_t k = 0; k < pile_len && !clash; k++) {
-        clash |= pile_codes[k] < 0 || pile_codes[k] >= deck;
-        if (!clash) {
-            pile[k] = (int8_t)pile_codes[k];
-            clash |= mask_test(seen, pile[k]);
-            seen = mask_or(seen, ER_BITS[pile[k]]);
-        }
-    }
-    mask_t full = {0, 0};
-    for (int card = 0; card < deck; card++) {
-        full = mask_or(full, ER_BITS[card]);
-    }
-    if (clash || !mask_eq(seen, full)) {
+    clash = clash || take_pile(pile_codes, pile_len, deck, &seen, pile);
+    if (clash || !whole_deck(seen, deck)) {
         PyErr_Format(PyExc_ValueError,
                      "the hands, the table and the pile must hold each card of the %d-card deck once, and the "
                      "cards each seat laid must lie on the table",
