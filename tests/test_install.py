@@ -179,7 +179,7 @@ def test_the_wheel_holds_the_package_and_nothing_else(wheel: Path) -> None:
         assert [name for name in names if name.startswith(f"elferraus/{models}/")] == [
             f"elferraus/{models}/{path.name}" for path in sorted((PACKAGE / models).glob("*.npz"))
         ]
-    assert "elferraus/bots/models/master.npz" in names, "master's network"
+    assert "elferraus/bots/models/league.npz" in names, "the league network"
 
 
 def test_the_installed_command_works_in_a_fresh_environment(wheel: Path, tmp_path: Path) -> None:

@@ -4,9 +4,10 @@ A **member** is named as the arena names its seat (``hoarder``,
 ``sampler:100ms``, ``openspiel-ismcts:100``, ``league:PATH``,
 ``cmd:python -m elferraus.envs.learned``); its ``spec`` is what the arena is
 given (the learned player's program runs with this very Python). Its
-**fingerprint** says which network it plays (a file's SHA-256) and, for
-``master``, its budget: a journal's games count only for the same
-fingerprints, so a run taken up again never mixes two versions of a player.
+**fingerprint** says which code plays it (a SHA-256 over the players'
+modules and shipped networks) and which network file: a journal's games
+count only for the same fingerprints, so a run taken up again never mixes
+two versions of a player.
 
 A **cell** is one table played on duplicate deals: ``solo:X`` is ``master``
 against ``players - 1`` of ``X``, ``trio:X`` is ``players - 1`` masters
@@ -48,6 +49,7 @@ BASE = (
     SAMPLER,
     LEARNED,
     ISMCTS,
+    "league",
 )
 """The population without the league's snapshots (``--snapshots`` adds them)."""
 SNAPSHOTS = Path("examples/league/results/snapshots")
@@ -97,25 +99,34 @@ def _file_hash(path: str) -> str:
         return "missing"
 
 
+PLAYERS_CODE = ("bots", "rollout", "_core", "envs", "arena")
+"""The package's folders whose code decides how a member plays (with the engine's modules at its root)."""
+
+
+@functools.cache
+def code_hash() -> str:
+    """The first 16 hex digits of a SHA-256 over the players' code: every module of :data:`PLAYERS_CODE` and
+    the engine's, by path and content (a change to any player's code makes every cell new)."""
+    import elferraus
+
+    package = Path(elferraus.__file__).parent
+    files = sorted(
+        [*package.glob("*.py"), *(path for folder in PLAYERS_CODE for path in (package / folder).rglob("*"))],
+        key=lambda path: path.relative_to(package).as_posix(),
+    )
+    digest = hashlib.sha256()
+    for path in files:
+        if path.is_file() and path.suffix in (".py", ".c", ".h", ".npz"):
+            digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
 def fingerprint(name: str) -> str:
-    """Which version of the member plays: its network file's hash (and ``master``'s budget); ``""`` for the
-    players without a file."""
-    if name == MASTER:
-        from elferraus.bots import BOTS
-        from elferraus.bots.master import SHIPPED
-
-        bot = BOTS[MASTER]
-        budget = " ".join(
-            f"{key}={getattr(bot, key)}" for key in ("worlds", "candidates", "horizon", "temperature", "confidence")
-        )
-        return f"{_file_hash(str(SHIPPED))} {budget}"
-    if name == LEARNED:
-        from elferraus.envs.learned import SHIPPED as LEARNED_MODEL
-
-        return _file_hash(str(LEARNED_MODEL))
+    """Which version of the member plays: the players' code (:func:`code_hash`, with the shipped networks), and
+    for a ``league:PATH`` member its file's hash."""
     if name.startswith("league:"):
-        return _file_hash(name.partition(":")[2])
-    return ""
+        return f"{code_hash()} {_file_hash(name.partition(':')[2])}"
+    return code_hash()
 
 
 def default_snapshots(folder: Path = SNAPSHOTS, count: int = 3) -> list[str]:

@@ -39,11 +39,10 @@ class QuickExpert(ExpertBot):
 
 
 class QuickMaster(MasterBot):
-    """master with a tiny budget: few deals, few candidates, short playouts before the critic judges."""
+    """master with a tiny budget of samples, as the quick experts."""
 
-    worlds = 4
-    candidates = 3
-    horizon = 8
+    max_samples = 24
+    round_samples = 8
 
 
 PLAYERS = [*sorted(BOTS), *(name if name != "sampler" else "sampler:8" for name in OPPONENTS)]

@@ -11,8 +11,7 @@ from elferraus.actions import ACTION_COUNT, action_of
 from elferraus.arena.runner import ArenaConfig, run_arena
 from elferraus.bots import make_bot, play_turns, seat_seed, start_players
 from elferraus.bots.base import Bot
-from elferraus.bots.league import LeagueBot
-from elferraus.bots.master import SHIPPED
+from elferraus.bots.league import SHIPPED, LeagueBot
 from elferraus.bots.network import LeagueNetwork, table_input
 from elferraus.game import Game
 from elferraus.moves import Move

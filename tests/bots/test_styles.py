@@ -22,11 +22,15 @@ from elferraus.bots import HoarderBot, make_bot
 from elferraus.bots.base import Bot
 from elferraus.bots.knowledge import TURN_KINDS, Tracker, turn_kind
 from elferraus.bots.search import ExpertBot, HardBot, ReadingExpertBot
+from elferraus.bots.master import MasterBot
 from elferraus.bots.styles import (
+    FIVE_STYLES,
     PRIOR,
     STYLE_POLICIES,
     STYLES,
     TURN_KIND_SHARES,
+    WITH_HOARDER,
+    Reading,
     draw_policy,
     measure_turn_kinds,
     posterior,
@@ -272,3 +276,41 @@ def test_the_reading_expert_searches_alone_at_a_table_read_as_greedy() -> None:
         game.push(move)
     assert defaults
     assert defaults[-1] is None
+
+
+def _read_games_with(reading: Reading, style: str, rules: Rules, games: int) -> list[tuple[float, ...]]:
+    """As :func:`_read_games`, read with ``reading``."""
+    readings = []
+    for seed in range(games):
+        game = Game.deal(players=4, seed=900 + seed, rules=rules)
+        bots = [make_bot("greedy", 0), *(make_bot(style, seat) for seat in (1, 2, 3))]
+        for seat, bot in enumerate(bots):
+            bot.start_game(seat, 4, rules)
+        while not game.is_over():
+            game.push(bots[game.turn].choose(game.view(game.turn)))
+        tracker = Tracker(seat=0, players=4, colors=4)
+        tracker.follow(game.public_moves(0), game.pile_size())
+        readings.extend(chances for chances in reading.read(tracker, rules.must_play) if chances is not None)
+    return readings
+
+
+@pytest.mark.parametrize("rules_name", ["classic", "ravensburger"])
+def test_masters_reading_tells_the_hoarder_apart(rules_name: str) -> None:
+    """``master`` reads six styles, the hoarder among them; ``expert-reads`` keeps its five."""
+    assert WITH_HOARDER.styles == (*STYLES, "hoarder")
+    assert WITH_HOARDER.policies[-1] == POLICY_HOARDER
+    assert sum(WITH_HOARDER.prior) == pytest.approx(1.0)
+    assert MasterBot.reading is WITH_HOARDER and ReadingExpertBot.reading is FIVE_STYLES
+    readings = _read_games_with(WITH_HOARDER, "hoarder", Rules.preset(rules_name), 20)
+    mean = sum(chances[-1] for chances in readings) / len(readings)
+    assert mean > 2 * WITH_HOARDER.prior[-1]
+    assert sum(chances[0] for chances in readings) / len(readings) < 0.2  # not taken for greedy
+
+
+def test_the_six_styles_turns_are_measured_as_the_five() -> None:
+    """The hoarder's measured turns (the finished ones: going out ends the game): never two cards in a turn."""
+    counts = measure_turn_kinds(games=30, seed=4, must_play=False, styles=WITH_HOARDER.styles)
+    assert len(counts) == 6
+    hoarder = counts[-1]
+    assert sum(hoarder) > 100
+    assert all(count == 0 for kind, count in enumerate(hoarder) if kind >= MORE_LAYS - MORE_LAYS % 4)

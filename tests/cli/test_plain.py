@@ -519,10 +519,17 @@ def test_a_terminal_gets_lines_wrapped_between_words_never_inside_a_card_or_a_nu
     words, as the full game's do: no card, word or number is cut at the edge, no "%" sits alone."""
     table = Table(TableSetup((Seat("You"), Seat("Computer 2", "greedy")), seed=3))
     hands: list[str] = []
+    asked: list[int] = []
 
     def typed(question: str) -> str:
         hands.append(hand_line(table, "en", fitting=True))  # the hand just shown above the question
-        return "h" if len(hands) == 1 else str(person_plays(table.game.view(0)))
+        game = table.game
+        if not asked and not game.pile_size() and len(game.legal_moves()) > 1:  # master searches: its chance
+            asked.append(game.move_count)
+            return "h"
+        if game.pile_size() and DRAW in game.legal_moves():  # the person holds back while the pile lasts
+            return str(DRAW)
+        return str(person_plays(game.view(0)))
 
     out = io.StringIO()
     terminal = Console(file=out, width=80, force_terminal=True, color_system=None, highlight=False)
@@ -534,4 +541,5 @@ def test_a_terminal_gets_lines_wrapped_between_words_never_inside_a_card_or_a_nu
     words = " ".join(" ".join(lines).split())
     for hand in hands:
         assert " ".join(hand.split()) in words
+    assert asked, "the person never had a choice once the pile was empty"
     assert re.search(r"Hint: \S+ — .+ \(about a \d+% chance to win, across \d+ ways the hidden cards may lie\)", words)

@@ -60,9 +60,9 @@ RATE = {
 }
 AFTER: dict[str, dict[Lang, str]] = {
     "search": RATE,
-    "policy": {
-        "en": " (the master's learned first choice, without looking ahead)",
-        "de": " (die gelernte erste Wahl des Meisters, ohne vorauszudenken)",
+    "plan": {
+        "en": " (the master's plan: hold every card back while the pile lasts)",
+        "de": " (der Plan des Meisters: alle Karten zurückhalten, solange der Stapel reicht)",
     },
 }
 """What follows the reason, by the advice's reason (nothing for the only move and for going out)."""
@@ -167,24 +167,12 @@ SCENARIOS: list[tuple[str, str, str, str, Move, str, dict[Lang, str]]] = [
         },
     ),
     (
-        "opens-but-the-network-likes-it-best",
-        "R10-12",
-        "R9G3Y5",
-        "-:0:-",
-        Move.lay("R9"),
-        "policy",
-        {
-            "en": "Hint: R9 — opens R8 for the others, yet the master has learned that it plays best here",
-            "de": "Tipp: R9 — öffnet den anderen R8, doch der Meister hat gelernt, dass dieser Zug hier am besten ist",
-        },
-    ),
-    (
-        "the-network-blocks",
+        "the-plan-blocks",
         "R10-12",
         "R9G3Y5",
         "-:0:-",
         DRAW,
-        "policy",
+        "plan",
         {
             "en": "Hint: draw — it blocks: laying R9 would let the others lay R8, Anna first",
             "de": "Tipp: ziehen — du blockierst: legst du R9 an, können die anderen R8 anlegen, Anna zuerst",

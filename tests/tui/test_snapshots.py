@@ -18,7 +18,7 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import Select, Static
 
-from elferraus.bots import Advice, MasterBot
+from elferraus.bots import Advice
 from elferraus.i18n import Lang
 from elferraus.moves import DRAW, Move
 from elferraus.table.session import Seat, Table, TableSetup
@@ -123,9 +123,9 @@ def test_table_during_a_move_made_for_you(snap_compare: SnapCompare, lang: Lang)
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
 
-HINT = Advice(DRAW, "search", ((DRAW, 0.93), (Move.lay("R13"), 0.41)), MasterBot.worlds)
+HINT = Advice(DRAW, "search", ((DRAW, 0.93), (Move.lay("R13"), 0.41)), 24)
 """master's advice at the R13 table, as its search gives it: the picture shows how a hint is drawn, not what
-the network of the day advises (tests/table checks that the hint is master's)."""
+the search of the day advises (tests/table checks that the hint is master's)."""
 
 
 @LANGS

@@ -540,9 +540,15 @@ def test_hint_by_masters_search() -> None:
 
     async def script(pilot: Pilot[None]) -> None:
         game = app.table.game
-        screen = await advance(
-            pilot, app, lambda: len(game.legal_moves()) >= 3 and not can_empty_hand(game), "a real choice"
-        )
+
+        def searched() -> bool:  # a real choice once the pile is empty: master searches
+            return len(game.legal_moves()) >= 3 and not game.pile_size() and not can_empty_hand(game)
+
+        while True:  # the person holds back while the pile lasts (d), so that it runs out before the end
+            screen = await advance(pilot, app, lambda: searched() or DRAW in game.legal_moves(), "a real choice")
+            if searched():
+                break
+            await pilot.press("d")
         hand = screen.query_one(HandView)
         screen.action_hint()  # what h and the Hint button do
         assert text_of(app, "#note") == "The master is thinking ..."

@@ -15,6 +15,8 @@ def wilson(successes: int, trials: int, z: float = Z95) -> tuple[float, float]:
     >>> low, high = wilson(50, 100)
     >>> round(low, 3), round(high, 3)
     (0.404, 0.596)
+    >>> wilson(0, 4)[0], wilson(4, 4)[1]
+    (0.0, 1.0)
     """
     if trials == 0:
         return 0.0, 1.0
@@ -22,7 +24,8 @@ def wilson(successes: int, trials: int, z: float = Z95) -> tuple[float, float]:
     denominator = 1 + z * z / trials
     centre = (p + z * z / (2 * trials)) / denominator
     half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # the share itself always lies inside: at 0 or 1 rounding alone would put a bound a hair beyond it
+    return min(p, max(0.0, centre - half)), max(p, min(1.0, centre + half))
 
 
 def clustered_mean(values: Sequence[float], z: float = Z95) -> tuple[float, float, float]:

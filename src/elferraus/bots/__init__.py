@@ -13,6 +13,7 @@ from elferraus.bots.base import Bot, SeatRefusedError
 from elferraus.bots.baseline import GreedyBot, RandomBot
 from elferraus.bots.blocking import BlockerBot, HoarderBot, NoOpenBot, OneLayBot, TightBlockerBot
 from elferraus.bots.easy import EasyBot
+from elferraus.bots.league import shipped_league_bot
 from elferraus.bots.master import MasterBot
 from elferraus.bots.medium import MediumBot
 from elferraus.bots.sampler import SamplerBot
@@ -38,8 +39,10 @@ OPPONENTS: dict[str, Callable[[int], Bot]] = {
     "hoarder": HoarderBot,
     "sampler": SamplerBot,
     "expert-reads": ReadingExpertBot,
+    "league": shipped_league_bot,
 }
-"""Players of other styles to measure the levels against (the arena and the strength benchmark), by name.
+"""Players of other styles to measure the levels against (the arena and the strength benchmark), by name
+(``league``: the shipped league network's policy alone).
 ``sampler`` also takes a budget: ``sampler:N`` (N sampled deals a move) or ``sampler:MSms`` (MS milliseconds)."""
 
 

@@ -7,12 +7,18 @@ information state (:func:`elferraus.observation.write_view`) laid out as the
 table input (:func:`~elferraus.bots.network.table_input`), and the legal
 action with the highest logit. It searches nothing and draws nothing at
 random, so it plays every table the network reads (2 to 6 players, every
-preset). The arena seats a file as ``league:PATH``.
+preset). The arena seats a file as ``league:PATH``, and the opponent
+``league`` is the network that comes with elferraus (:data:`SHIPPED`: the
+league's start, trained to play as the ``hoarder``).
 """
 
 from __future__ import annotations
 
+import functools
+from pathlib import Path
+
 import numpy as np
+from threadpoolctl import ThreadpoolController
 
 from elferraus.actions import ACTION_COUNT, action_of, move_of
 from elferraus.bots.base import Bot
@@ -22,6 +28,25 @@ from elferraus.observation import History, Layout, write_view
 from elferraus.rules import Rules
 from elferraus.view import SeatView
 
+SHIPPED = Path(__file__).with_name("models") / "league.npz"
+"""The league's network that comes with elferraus."""
+
+
+@functools.cache
+def shipped_network() -> LeagueNetwork:
+    """The shipped network, read once per process."""
+    return LeagueNetwork.load(SHIPPED)
+
+
+@functools.cache
+def one_blas_thread() -> None:
+    """Keep NumPy's matrix library to one thread in this process, once.
+
+    A network's small matrices gain nothing from more threads; on a busy
+    machine they wait for each other, and a decision of 20 ms took over a second.
+    """
+    ThreadpoolController().limit(limits=1, user_api="blas")
+
 
 class LeagueBot(Bot):
     """The policy's likeliest legal action (see the module's docstring)."""
@@ -30,6 +55,7 @@ class LeagueBot(Bot):
 
     def __init__(self, network: LeagueNetwork, seed: int = 0) -> None:
         super().__init__(seed)
+        one_blas_thread()
         self.network = network
         self._history: History | None = None
 
@@ -51,3 +77,8 @@ class LeagueBot(Bot):
         mask[0, [action_of(move) for move in view.legal]] = True
         logits = self.network.logits(table_input(state, view.players, view.rules), mask)
         return move_of(int(np.argmax(logits[0])))
+
+
+def shipped_league_bot(seed: int = 0) -> LeagueBot:
+    """The opponent ``league``: the shipped network's policy alone."""
+    return LeagueBot(shipped_network(), seed)

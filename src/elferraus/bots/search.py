@@ -30,7 +30,7 @@ from elferraus.bots.base import Bot
 from elferraus.bots.blocking import HoarderBot
 from elferraus.bots.knowledge import Knowledge, Tracker
 from elferraus.bots.medium import MediumBot
-from elferraus.bots.styles import draw_policy, read_styles
+from elferraus.bots.styles import FIVE_STYLES, Reading
 from elferraus.moves import Move
 from elferraus.rollout.simulation import POLICY_HOARDER
 from elferraus.rules import Rules
@@ -51,14 +51,13 @@ class Advice:
     """A search player's choice and its grounds.
 
     ``reason`` is ``"only"`` (the one legal move), ``"go_out"`` (the hand can be
-    emptied this turn), ``"search"``, or ``"policy"`` (``master`` without the
-    compiled core: its network's likeliest move); for a search, ``rates`` holds each
-    candidate's share of won playouts (``master``: its expected win share), best
-    first, over ``samples`` samples.
+    emptied this turn), ``"search"``, or ``"plan"`` (``master`` holding its cards
+    back while the pile lasts); for a search, ``rates`` holds each candidate's
+    share of won playouts, best first, over ``samples`` samples.
     """
 
     move: Move
-    reason: Literal["only", "go_out", "search", "policy"]
+    reason: Literal["only", "go_out", "search", "plan"]
     rates: tuple[tuple[Move, float], ...] = ()
     samples: int = 0
 
@@ -84,6 +83,8 @@ class SearchBot(Bot):
     reads_styles = False
     """True: each opponent's playout policy is drawn from what his turns show of his style
     (:mod:`elferraus.bots.styles`); False: greedy or medium, by whether he was seen holding a card back."""
+    reading: Reading = FIVE_STYLES
+    """The styles it tells apart, when it reads them."""
 
     def __init__(self, seed: int = 0) -> None:
         super().__init__(seed)
@@ -124,7 +125,7 @@ class SearchBot(Bot):
         del arguments["policies"]  # each sample draws its own (the schedule)
         self._undecided = self._undecided_seats(view)
         tracker = self._tracker
-        self._styles = read_styles(tracker, view.rules.must_play) if self.reads_styles and tracker else None
+        self._styles = self.reading.read(tracker, view.rules.must_play) if self.reads_styles and tracker else None
         while tally.samples < self.max_samples:
             # Per sample its opponent models, then its seed, in that order from one stream: the schedule of
             # a round is what a search of one sample at a time would draw.
@@ -159,7 +160,9 @@ class SearchBot(Bot):
         """
         rng = self._rng
         if self._styles is not None:
-            return tuple(self.own_policy if chances is None else draw_policy(chances, rng) for chances in self._styles)
+            return tuple(
+                self.own_policy if chances is None else self.reading.draw(chances, rng) for chances in self._styles
+            )
         return tuple(
             POLICY_GREEDY
             if undecided and rng.random() < GREEDY_PRIOR

@@ -17,17 +17,23 @@ A style is also a playout policy of :mod:`elferraus.rollout`; the search
 draws each opponent's policy from his posterior, per sample. Under
 ``must_play`` rules each policy is the must-play version of its style: the
 playout's legal moves leave it no other choice.
+
+Two readings are kept: :data:`FIVE_STYLES`, what ``expert-reads`` reads (its
+published figures were measured with it), and :data:`WITH_HOARDER`, the same
+styles and the ``hoarder``, measured on tables where it sits too, which
+``master`` reads.
 """
 
 from __future__ import annotations
 
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from elferraus.bots.base import Bot
 from elferraus.bots.baseline import GreedyBot
-from elferraus.bots.blocking import BlockerBot, OneLayBot, TightBlockerBot
+from elferraus.bots.blocking import BlockerBot, HoarderBot, OneLayBot, TightBlockerBot
 from elferraus.bots.knowledge import TURN_KINDS, Tracker
 from elferraus.bots.medium import MediumBot
 from elferraus.bots.turns import play_turns, seat_seed, start_players
@@ -35,6 +41,7 @@ from elferraus.game import Game
 from elferraus.rollout.simulation import (
     POLICY_BLOCKER,
     POLICY_GREEDY,
+    POLICY_HOARDER,
     POLICY_MEDIUM,
     POLICY_ONE_LAY,
     POLICY_TIGHT_BLOCKER,
@@ -70,6 +77,26 @@ _MUST_PLAY_COUNTS: tuple[tuple[int, ...], ...] = (
 )
 
 
+# The same with the hoarder as a sixth style, each seat's style drawn from all six:
+# measure_turn_kinds(games=4000, seed=1, must_play=False / True, styles=WITH_HOARDER.styles).
+_HOARDER_CLASSIC_COUNTS: tuple[tuple[int, ...], ...] = (
+    (0, 0, 0, 0, 4499, 0, 603, 0, 36778, 0, 324, 0, 8419, 0, 797, 0),
+    (122, 0, 0, 0, 4510, 0, 607, 0, 35376, 5754, 407, 69, 5713, 198, 652, 115),
+    (618, 0, 0, 0, 4589, 0, 187, 0, 30079, 11669, 159, 1167, 4370, 200, 124, 358),
+    (1025, 0, 0, 0, 5160, 0, 32, 0, 26692, 19555, 29, 1739, 2514, 94, 21, 227),
+    (0, 0, 0, 0, 2927, 0, 443, 0, 37941, 15000, 745, 570, 0, 0, 0, 0),
+    (1396, 0, 0, 0, 5534, 0, 0, 0, 18919, 25225, 0, 2248, 0, 0, 0, 0),
+)
+_HOARDER_MUST_PLAY_COUNTS: tuple[tuple[int, ...], ...] = (
+    (0, 0, 0, 0, 9148, 0, 944, 0, 19554, 0, 271, 0, 10042, 0, 850, 0),
+    (0, 0, 0, 0, 7257, 0, 822, 0, 22693, 5550, 381, 76, 6755, 18, 718, 44),
+    (0, 0, 0, 0, 5398, 0, 622, 0, 24250, 9510, 507, 553, 4137, 0, 206, 64),
+    (0, 0, 0, 0, 4829, 0, 574, 0, 24986, 13552, 618, 580, 2019, 0, 67, 11),
+    (0, 0, 0, 0, 4495, 0, 522, 0, 26528, 18232, 687, 626, 0, 0, 0, 0),
+    (0, 0, 0, 0, 4484, 0, 566, 0, 23261, 15706, 909, 408, 0, 0, 0, 0),
+)
+
+
 def _shares(counts: tuple[tuple[int, ...], ...]) -> tuple[tuple[float, ...], ...]:
     out = []
     for row in counts:
@@ -82,64 +109,105 @@ TURN_KIND_SHARES = {False: _shares(_CLASSIC_COUNTS), True: _shares(_MUST_PLAY_CO
 """Per ``must_play``: per style, the share of its turns of each kind."""
 
 
+@dataclass(frozen=True)
+class Reading:
+    """Styles told apart by their turns: their names, playout policies, prior, and share of each kind of turn."""
+
+    styles: tuple[str, ...]
+    policies: tuple[int, ...]
+    prior: tuple[float, ...]
+    shares: dict[bool, tuple[tuple[float, ...], ...]]
+    """Per ``must_play``: per style, the share of its turns of each kind."""
+
+    def posterior(self, kinds: Sequence[int], must_play: bool) -> tuple[float, ...]:
+        """The chance of each style, given how many turns of each kind a player made."""
+        if len(kinds) != TURN_KINDS:
+            raise ValueError(f"kinds must count {TURN_KINDS} kinds of turns, not {len(kinds)}")
+        logs = []
+        for prior, row in zip(self.prior, self.shares[must_play], strict=True):
+            evidence = sum(count * math.log(share) for count, share in zip(kinds, row, strict=True) if count)
+            logs.append(math.log(prior) + EVIDENCE_WEIGHT * evidence)
+        top = max(logs)
+        weights = [math.exp(value - top) for value in logs]
+        total = sum(weights)
+        return tuple(weight / total for weight in weights)
+
+    def read(self, tracker: Tracker, must_play: bool) -> tuple[tuple[float, ...] | None, ...]:
+        """Per seat, the posterior over the styles (None for the tracker's own seat)."""
+        return tuple(
+            None if seat == tracker.seat else self.posterior(tracker.turn_kinds[seat], must_play)
+            for seat in range(tracker.players)
+        )
+
+    def draw(self, chances: Sequence[float], rng: random.Random) -> int:
+        """A playout policy drawn from a posterior over the styles (one random number)."""
+        u = rng.random()
+        acc = 0.0
+        for policy, chance in zip(self.policies, chances, strict=True):
+            acc += chance
+            if u < acc:
+                return policy
+        return self.policies[-1]
+
+
+FIVE_STYLES = Reading(STYLES, STYLE_POLICIES, PRIOR, TURN_KIND_SHARES)
+"""The five styles ``expert-reads`` reads."""
+WITH_HOARDER = Reading(
+    (*STYLES, "hoarder"),
+    (*STYLE_POLICIES, POLICY_HOARDER),
+    (0.72, 0.12, 0.06, 0.03, 0.03, 0.04),
+    {False: _shares(_HOARDER_CLASSIC_COUNTS), True: _shares(_HOARDER_MUST_PLAY_COUNTS)},
+)
+"""The five styles and the hoarder (who draws while the pile lasts and lays only when he must): ``master``'s."""
+
+
 def posterior(kinds: Sequence[int], must_play: bool) -> tuple[float, ...]:
     """The chance of each style of :data:`STYLES`, given how many turns of each kind a player made."""
-    if len(kinds) != TURN_KINDS:
-        raise ValueError(f"kinds must count {TURN_KINDS} kinds of turns, not {len(kinds)}")
-    shares = TURN_KIND_SHARES[must_play]
-    logs = []
-    for prior, row in zip(PRIOR, shares, strict=True):
-        evidence = sum(count * math.log(share) for count, share in zip(kinds, row, strict=True) if count)
-        logs.append(math.log(prior) + EVIDENCE_WEIGHT * evidence)
-    top = max(logs)
-    weights = [math.exp(value - top) for value in logs]
-    total = sum(weights)
-    return tuple(weight / total for weight in weights)
+    return FIVE_STYLES.posterior(kinds, must_play)
 
 
 def read_styles(tracker: Tracker, must_play: bool) -> tuple[tuple[float, ...] | None, ...]:
     """Per seat, the posterior over :data:`STYLES` (None for the tracker's own seat)."""
-    return tuple(
-        None if seat == tracker.seat else posterior(tracker.turn_kinds[seat], must_play)
-        for seat in range(tracker.players)
-    )
+    return FIVE_STYLES.read(tracker, must_play)
 
 
 def draw_policy(chances: Sequence[float], rng: random.Random) -> int:
     """A playout policy drawn from a posterior over :data:`STYLES` (one random number)."""
-    u = rng.random()
-    acc = 0.0
-    for policy, chance in zip(STYLE_POLICIES, chances, strict=True):
-        acc += chance
-        if u < acc:
-            return policy
-    return STYLE_POLICIES[-1]
+    return FIVE_STYLES.draw(chances, rng)
 
 
-def _style_bot(style: int, seed: int) -> Bot:
-    factories: tuple[type[Bot], ...] = (GreedyBot, MediumBot, BlockerBot, TightBlockerBot, OneLayBot)
-    return factories[style](seed)
+STYLE_PLAYERS: dict[str, Callable[[int], Bot]] = {
+    "greedy": GreedyBot,
+    "medium": MediumBot,
+    "blocker": BlockerBot,
+    "tight-blocker": TightBlockerBot,
+    "one-lay": OneLayBot,
+    "hoarder": HoarderBot,
+}
+"""The player of each style, by name."""
 
 
-def measure_turn_kinds(games: int, seed: int, must_play: bool, players: int = 4) -> tuple[tuple[int, ...], ...]:
-    """Per style, how many turns of each kind its player made in ``games`` games from random deals.
+def measure_turn_kinds(
+    games: int, seed: int, must_play: bool, players: int = 4, styles: Sequence[str] = STYLES
+) -> tuple[tuple[int, ...], ...]:
+    """Per style of ``styles``, how many turns of each kind its player made in ``games`` games from random deals.
 
     Every seat is the player of a style drawn at random (each game anew), so each style meets mixed
     tables; the turns are read from the public history, as a :class:`Tracker` of another seat reads them.
     """
     rng = random.Random(seed)
     rules = Rules(must_play=must_play)
-    counts = [[0] * TURN_KINDS for _ in STYLES]
+    counts = [[0] * TURN_KINDS for _ in styles]
     for _ in range(games):
         game_seed = rng.getrandbits(32)
         game = Game.deal(players=players, seed=game_seed, rules=rules)
-        styles = [rng.randrange(len(STYLES)) for _ in range(players)]
-        bots = {seat: _style_bot(style, seat_seed(game_seed, seat)) for seat, style in enumerate(styles)}
+        drawn = [rng.randrange(len(styles)) for _ in range(players)]
+        bots = {seat: STYLE_PLAYERS[styles[style]](seat_seed(game_seed, seat)) for seat, style in enumerate(drawn)}
         start_players(bots, game)
         play_turns(game, bots)
         tracker = Tracker(seat=-1, players=players, colors=len(rules.colors), max_draws=rules.max_draws)
         tracker.follow(game.public_moves(None), game.pile_size())
-        for seat, style in enumerate(styles):
+        for seat, style in enumerate(drawn):
             for kind, count in enumerate(tracker.turn_kinds[seat]):
                 counts[style][kind] += count
     return tuple(tuple(row) for row in counts)

@@ -103,10 +103,7 @@ def reason_message(view: SeatView, advice: Advice, names: Sequence[str]) -> tupl
     fitting = [legal.card for legal in view.legal if legal.card is not None]
     if move.card is None:
         return _holding_back(view, fitting, names)
-    key, params = _laying(view, effect_of(view, move.card))
-    if key == "hint_why_opens" and advice.reason == "policy":  # nothing was played out: it did not "do as well"
-        key = "hint_why_opens_learned"
-    return key, params
+    return _laying(view, effect_of(view, move.card))
 
 
 def _holding_back(view: SeatView, fitting: Sequence[Card], names: Sequence[str]) -> tuple[str, dict[str, object]]:
@@ -150,12 +147,12 @@ def _words(key: str, params: dict[str, object], lang: Lang) -> str:
 
 def hint_line(view: SeatView, advice: Advice, names: Sequence[str], lang: Lang) -> str:
     """The hint in one line: the move, why in words, then (for a search) its estimated chance to win over the
-    deals it sampled, or (for the network's move alone) that it did not look ahead."""
+    deals it sampled, or (while it holds back as the pile lasts) its plan."""
     key, params = reason_message(view, advice, names)
     line = tr("hint_line", lang, move=_move_word(advice.move, lang), why=_words(key, params, lang))
     if advice.reason == "search" and advice.rates:
         rate = round(100 * advice.rates[0][1])
         line += " " + tr("hint_rate", lang, rate=rate, samples=advice.samples)
-    elif advice.reason == "policy":
-        line += " " + tr("hint_policy", lang)
+    elif advice.reason == "plan":
+        line += " " + tr("hint_plan", lang)
     return line
