@@ -21,8 +21,8 @@ from elferraus import Game, Rules
 from elferraus.bots import HoarderBot, make_bot
 from elferraus.bots.base import Bot
 from elferraus.bots.knowledge import TURN_KINDS, Tracker, turn_kind
-from elferraus.bots.search import ExpertBot, HardBot, ReadingExpertBot
 from elferraus.bots.master import MasterBot
+from elferraus.bots.search import ExpertBot, HardBot, ReadingExpertBot
 from elferraus.bots.styles import (
     FIVE_STYLES,
     PRIOR,
