@@ -300,7 +300,8 @@ def test_masters_reading_tells_the_hoarder_apart(rules_name: str) -> None:
     assert WITH_HOARDER.styles == (*STYLES, "hoarder")
     assert WITH_HOARDER.policies[-1] == POLICY_HOARDER
     assert sum(WITH_HOARDER.prior) == pytest.approx(1.0)
-    assert MasterBot.reading is WITH_HOARDER and ReadingExpertBot.reading is FIVE_STYLES
+    assert MasterBot.reading is WITH_HOARDER
+    assert ReadingExpertBot.reading is FIVE_STYLES
     readings = _read_games_with(WITH_HOARDER, "hoarder", Rules.preset(rules_name), 20)
     mean = sum(chances[-1] for chances in readings) / len(readings)
     assert mean > 2 * WITH_HOARDER.prior[-1]
