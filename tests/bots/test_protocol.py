@@ -323,3 +323,27 @@ def test_the_documented_view_errors_are_what_the_bot_says() -> None:
     documented = [" ".join(quoted.split()) for quoted in re.findall(r"`elferraus bot: malformed view: ([^`]*)`", text)]
     assert len(documented) == 2
     assert set(documented) <= {message for _, _, message in MALFORMED_VIEWS}
+
+
+@pytest.mark.parametrize(
+    ("fields", "said"),
+    [
+        ({"seat": "x"}, '"hello" needs "seat" to be a whole number from 0 to 3, not "x"'),
+        ({"seat": 4}, '"hello" needs "seat" to be a whole number from 0 to 3, not 4'),
+        ({"seat": True}, '"hello" needs "seat" to be a whole number from 0 to 3, not true'),
+        ({"players": 9}, '"hello" needs "players" to be a whole number from 2 to 6, not 9'),
+        ({"players": None}, '"hello" needs "players" to be a whole number from 2 to 6, not null'),
+        (
+            {"rules": {"colors": "XYZ"}},
+            "\"hello\" has rules that cannot be played: rules: colors must be 'RYGB' or 'RYG', not 'XYZ'",
+        ),
+    ],
+)
+def test_a_malformed_hello_is_named_in_one_line_and_exit_2(
+    fields: dict[str, object], said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    message = {**protocol.hello(0, 4, Rules()), **fields}
+    out = io.StringIO()
+    assert protocol.serve(make_bot("greedy"), io.StringIO(json.dumps(message) + "\n"), out) == 2
+    assert capsys.readouterr().err == f"elferraus bot: {said}\n"
+    assert out.getvalue() == ""

@@ -284,6 +284,15 @@ def _shown(value: object) -> str:
     return text if len(text) <= 40 else text[:40] + "..."
 
 
+def _whole(data: Mapping[str, Any], key: str, low: int, high: int) -> int:
+    """The whole number ``data[key]`` of a ``hello``, from ``low`` to ``high``; else a :class:`ProtocolError`
+    that names the field and quotes what came."""
+    value = data.get(key)
+    if type(value) is not int or not low <= value <= high:
+        raise ProtocolError(f'"hello" needs "{key}" to be a whole number from {low} to {high}, not {_shown(value)}')
+    return value
+
+
 def serve(bot: Bot, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
     """Play as ``bot`` over the protocol until ``quit`` or end of input.
 
@@ -308,9 +317,14 @@ def serve(bot: Bot, stdin: TextIO | None = None, stdout: TextIO | None = None) -
             if kind == "hello":
                 if data.get("protocol") != PROTOCOL:
                     raise ProtocolError(f"this bot speaks {PROTOCOL}, not {data.get('protocol')!r}")
-                rules = Rules.from_dict(data["rules"])
                 try:
-                    bot.start_game(int(data["seat"]), int(data["players"]), rules)
+                    rules = Rules.from_dict(data["rules"])
+                except ValueError as error:
+                    raise ProtocolError(f'"hello" has rules that cannot be played: {error}') from None
+                players = _whole(data, "players", 2, 6)
+                seat = _whole(data, "seat", 0, players - 1)
+                try:
+                    bot.start_game(seat, players, rules)
                 except SeatRefusedError as error:
                     refusal = refuse(str(error))
                     print(f"elferraus bot: refused the seat: {refusal['reason']}", file=sys.stderr)
