@@ -125,19 +125,8 @@ def test_draw_policy_follows_the_chances() -> None:
 
 
 def _read_games(style: str, rules: Rules, games: int) -> list[tuple[float, ...]]:
-    """Seat 0 (greedy) reads seats 1-3 (all of ``style``) after each whole game."""
-    readings = []
-    for seed in range(games):
-        game = Game.deal(players=4, seed=900 + seed, rules=rules)
-        bots = [make_bot("greedy", 0), *(make_bot(style, seat) for seat in (1, 2, 3))]
-        for seat, bot in enumerate(bots):
-            bot.start_game(seat, 4, rules)
-        while not game.is_over():
-            game.push(bots[game.turn].choose(game.view(game.turn)))
-        tracker = Tracker(seat=0, players=4, colors=4)
-        tracker.follow(game.public_moves(0), game.pile_size())
-        readings.extend(chances for chances in read_styles(tracker, rules.must_play) if chances is not None)
-    return readings
+    """Seat 0 (greedy) reads seats 1-3 (all of ``style``) after each whole game, as ``expert-reads`` reads."""
+    return _read_games_with(FIVE_STYLES, style, rules, games)
 
 
 @pytest.mark.parametrize("rules_name", ["classic", "ravensburger"])
@@ -279,7 +268,7 @@ def test_the_reading_expert_searches_alone_at_a_table_read_as_greedy() -> None:
 
 
 def _read_games_with(reading: Reading, style: str, rules: Rules, games: int) -> list[tuple[float, ...]]:
-    """As :func:`_read_games`, read with ``reading``."""
+    """Seat 0 (greedy) reads seats 1-3 (all of ``style``) after each whole game, with ``reading``."""
     readings = []
     for seed in range(games):
         game = Game.deal(players=4, seed=900 + seed, rules=rules)
