@@ -13,12 +13,19 @@ from elferraus.bots.base import Bot, SeatRefusedError
 from elferraus.bots.baseline import GreedyBot, RandomBot
 from elferraus.bots.blocking import BlockerBot, HoarderBot, NoOpenBot, OneLayBot, TightBlockerBot
 from elferraus.bots.easy import EasyBot
-from elferraus.bots.league import shipped_league_bot
 from elferraus.bots.master import MasterBot
 from elferraus.bots.medium import MediumBot
 from elferraus.bots.sampler import SamplerBot
 from elferraus.bots.search import Advice, ExpertBot, HardBot, ReadingExpertBot
 from elferraus.bots.turns import hint_seed, play_turns, seat_seed, start_players
+
+
+def _league_bot(seed: int) -> Bot:
+    """The opponent ``league``, its module (and NumPy) read only when one is seated: no level needs them."""
+    from elferraus.bots.league import shipped_league_bot
+
+    return shipped_league_bot(seed)
+
 
 BOTS: dict[str, Callable[[int], Bot]] = {
     "random": RandomBot,
@@ -39,7 +46,7 @@ OPPONENTS: dict[str, Callable[[int], Bot]] = {
     "hoarder": HoarderBot,
     "sampler": SamplerBot,
     "expert-reads": ReadingExpertBot,
-    "league": shipped_league_bot,
+    "league": _league_bot,
 }
 """Players of other styles to measure the levels against (the arena and the strength benchmark), by name
 (``league``: the shipped league network's policy alone).
