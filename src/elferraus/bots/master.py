@@ -26,8 +26,6 @@ busy machine as on an idle one.
 
 from __future__ import annotations
 
-from elferraus.bots.blocking import goes_out_now
-from elferraus.bots.knowledge import Tracker
 from elferraus.bots.search import Advice, ReadingExpertBot
 from elferraus.bots.styles import WITH_HOARDER
 from elferraus.moves import Move
@@ -47,13 +45,10 @@ class MasterBot(ReadingExpertBot):
             return Advice(legal[0], "only")
         if view.rules.must_play or not view.pile:
             return super().advise(view)
-        self._tracker = Tracker.following(view, self._tracker)  # it reads every turn, searched or not
-        move = self._hoarder.choose(view)
-        if move.card is not None and goes_out_now(view):
-            return Advice(move, "go_out")
-        return Advice(move, "plan")
+        move = self._hoarder.choose(view)  # while the pile lasts the hoarder lays only to go out
+        return Advice(move, "go_out" if move.card is not None else "plan")
 
     def _default_move(self, view: SeatView) -> Move:
-        """The hoarder's move, at every table (``expert-reads`` lets the search alone decide against tables of
-        players who lay whatever they can; ``master`` measured better keeping the default there too)."""
+        """The hoarder's move, at every table (``expert-reads`` lets the search alone decide at tables of players
+        who lay whatever they can; ``master``'s figures were measured keeping the default everywhere)."""
         return self._hoarder.choose(view)
