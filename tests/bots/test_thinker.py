@@ -85,6 +85,17 @@ NOISY = (
 """A thinker whose computers print while they think."""
 
 
+def _thinker_process(arguments: list[str]) -> subprocess.Popen[bytes]:
+    """This Python with ``arguments``, its three streams piped, run from the repository's sources."""
+    return subprocess.Popen(
+        [sys.executable, *arguments],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=repo_env(),
+    )
+
+
 @pytest.mark.parametrize(
     ("command", "niceness"),
     [(["-m", "elferraus.bots.thinker"], 0), (["-m", "elferraus.bots.thinker", "5"], 5), (["-c", NOISY, "3"], 3)],
@@ -94,13 +105,7 @@ def test_a_thinker_process_answers_on_its_own_output_and_exits_at_the_end_of_its
     command: list[str], niceness: int
 ) -> None:
     view = Game.deal(players=3, seed=8).view(0)
-    with subprocess.Popen(
-        [sys.executable, *command],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=repo_env(),
-    ) as thinker:
+    with _thinker_process(command) as thinker:
         assert thinker.stdin is not None
         assert thinker.stdout is not None
         ready = decode(thinker.stdout.read(length(thinker.stdout.read(4))))
@@ -120,13 +125,7 @@ def test_a_thinker_whose_asker_went_away_mid_move_exits_quietly() -> None:
     game = Game.deal(players=4, seed=3)
     while len(game.legal_moves()) < 2:
         game.push(game.legal_moves()[0])
-    with subprocess.Popen(
-        [sys.executable, "-m", "elferraus.bots.thinker"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=repo_env(),
-    ) as thinker:
+    with _thinker_process(["-m", "elferraus.bots.thinker"]) as thinker:
         assert thinker.stdin is not None
         assert thinker.stdout is not None
         assert thinker.stderr is not None

@@ -22,6 +22,17 @@ def _engine_games(env: SelfPlay) -> list[tuple[Game, SeatObserver]]:
     return [(env.game(i), SeatObserver(env.players, env.rules.max_draws)) for i in range(env.num_envs)]
 
 
+def _random_step_beside(env: SelfPlay, games: list[tuple[Game, SeatObserver]]) -> None:
+    """One random legal step of every game of ``env``, made in its engine game too; a game that ended is taken
+    up as the one dealt in its place."""
+    actions = env.random_actions()
+    done = env.step(actions)[4]
+    for i, action in enumerate(actions):
+        games[i][0].push(move_of(int(action)))
+        if done[i]:
+            games[i] = (env.game(i), games[i][1])
+
+
 def _assert_rows_match(env: SelfPlay, games: list[tuple[Game, SeatObserver]]) -> None:
     for i, (game, observer) in enumerate(games):
         seat = game.turn
@@ -151,12 +162,7 @@ def test_the_hidden_cards_are_given_to_a_critic_seat_by_seat_from_the_seat_to_mo
     env.reset()
     games = _engine_games(env)
     for _ in range(40):
-        actions = env.random_actions()
-        _obs, _mask, _seat, _rewards, done = env.step(actions)
-        for i, action in enumerate(actions):
-            games[i][0].push(move_of(int(action)))
-            if done[i]:
-                games[i] = (env.game(i), games[i][1])
+        _random_step_beside(env, games)
     hidden = env.hidden()
     for i, (game, _observer) in enumerate(games):
         for slot in range(3):
@@ -227,12 +233,7 @@ def test_a_position_in_the_middle_of_a_game_is_loaded_as_the_engine_has_it(playe
     other = SelfPlay(num_envs=4, players=players, rules=rules, seed=8)
     other.reset()
     for step in range(120):
-        actions = env.random_actions()
-        _obs, _mask, _seat, _rewards, done = env.step(actions)
-        for i, action in enumerate(actions):
-            games[i][0].push(move_of(int(action)))
-            if done[i]:
-                games[i] = (env.game(i), games[i][1])
+        _random_step_beside(env, games)
         if step % 7 == 0:
             for i, (game, _observer) in enumerate(games):
                 other.load_position(i, Position.of_game(game))
