@@ -31,10 +31,7 @@ from elferraus.bots.styles import (
     TURN_KIND_SHARES,
     WITH_HOARDER,
     Reading,
-    draw_policy,
     measure_turn_kinds,
-    posterior,
-    read_styles,
 )
 from elferraus.rollout import POLICY_HOARDER, POLICY_MEDIUM
 
@@ -78,14 +75,14 @@ def test_turn_kinds_of_a_history(moves: list[str], expected: dict[int, int]) -> 
 
 def test_no_turns_give_the_prior() -> None:
     for must_play in (False, True):
-        assert posterior([0] * TURN_KINDS, must_play) == pytest.approx(PRIOR)
+        assert FIVE_STYLES.posterior([0] * TURN_KINDS, must_play) == pytest.approx(PRIOR)
 
 
 def test_posterior_is_a_distribution() -> None:
     rng = random.Random(3)
     for _ in range(200):
         kinds = [rng.choice((0, 0, 1, 5, 40)) for _ in range(TURN_KINDS)]
-        chances = posterior(kinds, rng.random() < 0.5)
+        chances = FIVE_STYLES.posterior(kinds, rng.random() < 0.5)
         assert len(chances) == len(STYLES)
         assert all(0.0 <= chance <= 1.0 for chance in chances)
         assert sum(chances) == pytest.approx(1.0)
@@ -106,22 +103,22 @@ def test_a_held_back_card_rules_out_greedy() -> None:
     kinds[ONE_LAY_HELD] = 2
     kinds[ONE_LAY] = 3
     for must_play in (False, True):
-        assert posterior(kinds, must_play)[STYLES.index("greedy")] < 0.01
+        assert FIVE_STYLES.posterior(kinds, must_play)[STYLES.index("greedy")] < 0.01
 
 
 @pytest.mark.parametrize("count", [-1, TURN_KINDS - 1, TURN_KINDS + 1])
 def test_wrong_number_of_kinds(count: int) -> None:
     with pytest.raises(ValueError, match=f"kinds must count {TURN_KINDS} kinds of turns"):
-        posterior([0] * max(count, 0), False)
+        FIVE_STYLES.posterior([0] * max(count, 0), False)
 
 
 def test_draw_policy_follows_the_chances() -> None:
     rng = random.Random(5)
     chances = (0.1, 0.2, 0.3, 0.4, 0.0)
-    drawn = [draw_policy(chances, rng) for _ in range(20_000)]
+    drawn = [FIVE_STYLES.draw(chances, rng) for _ in range(20_000)]
     for policy, chance in zip(STYLE_POLICIES, chances, strict=True):
         assert drawn.count(policy) / len(drawn) == pytest.approx(chance, abs=0.015)
-    assert {draw_policy((0, 0, 1, 0, 0), rng) for _ in range(50)} == {STYLE_POLICIES[2]}
+    assert {FIVE_STYLES.draw((0, 0, 1, 0, 0), rng) for _ in range(50)} == {STYLE_POLICIES[2]}
 
 
 def _read_games(style: str, rules: Rules, games: int) -> list[tuple[float, ...]]:
@@ -156,7 +153,7 @@ def test_the_reading_uses_only_public_moves() -> None:
             mine.update(game.view(seat))
             onlooker = Tracker(seat=seat, players=4, colors=4)
             onlooker.follow(game.public_moves(None), game.pile_size())
-            assert read_styles(mine, False) == read_styles(onlooker, False)
+            assert FIVE_STYLES.read(mine, False) == FIVE_STYLES.read(onlooker, False)
             checked += 1
         game.push(bots[game.turn].choose(game.view(game.turn)))
     assert checked > 100

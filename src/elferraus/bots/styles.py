@@ -161,21 +161,6 @@ WITH_HOARDER = Reading(
 """The five styles and the hoarder (who draws while the pile lasts and lays only when he must): ``master``'s."""
 
 
-def posterior(kinds: Sequence[int], must_play: bool) -> tuple[float, ...]:
-    """The chance of each style of :data:`STYLES`, given how many turns of each kind a player made."""
-    return FIVE_STYLES.posterior(kinds, must_play)
-
-
-def read_styles(tracker: Tracker, must_play: bool) -> tuple[tuple[float, ...] | None, ...]:
-    """Per seat, the posterior over :data:`STYLES` (None for the tracker's own seat)."""
-    return FIVE_STYLES.read(tracker, must_play)
-
-
-def draw_policy(chances: Sequence[float], rng: random.Random) -> int:
-    """A playout policy drawn from a posterior over :data:`STYLES` (one random number)."""
-    return FIVE_STYLES.draw(chances, rng)
-
-
 STYLE_PLAYERS: dict[str, Callable[[int], Bot]] = {
     "greedy": GreedyBot,
     "medium": MediumBot,
