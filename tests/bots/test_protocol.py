@@ -328,11 +328,11 @@ def test_the_documented_view_errors_are_what_the_bot_says() -> None:
 @pytest.mark.parametrize(
     ("fields", "said"),
     [
-        ({"seat": "x"}, '"hello" needs "seat" to be a whole number from 0 to 3, not "x"'),
-        ({"seat": 4}, '"hello" needs "seat" to be a whole number from 0 to 3, not 4'),
-        ({"seat": True}, '"hello" needs "seat" to be a whole number from 0 to 3, not true'),
-        ({"players": 9}, '"hello" needs "players" to be a whole number from 2 to 6, not 9'),
-        ({"players": None}, '"hello" needs "players" to be a whole number from 2 to 6, not null'),
+        ({"seat": "x"}, 'malformed hello: "seat" must be an integer from 0 to 3, not "x"'),
+        ({"seat": 4}, 'malformed hello: "seat" must be an integer from 0 to 3, not 4'),
+        ({"seat": True}, 'malformed hello: "seat" must be an integer from 0 to 3, not true'),
+        ({"players": 9}, 'malformed hello: "players" must be an integer from 2 to 6, not 9'),
+        ({"players": None}, 'malformed hello: "players" must be an integer from 2 to 6, not null'),
         (
             {"rules": {"colors": "XYZ"}},
             "\"hello\" has rules that cannot be played: rules: colors must be 'RYGB' or 'RYG', not 'XYZ'",

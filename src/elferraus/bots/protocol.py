@@ -137,6 +137,30 @@ _RowEnds = Annotated[
 ]
 
 
+def _a_seat(seat: int | None, info: ValidationInfo) -> int | None:
+    """``seat`` if it is one of the table's (``players`` validated before it), else a validation error."""
+    players = info.data.get("players")
+    if seat is not None and players is not None and seat >= players:
+        raise PydanticCustomError(
+            "not_a_seat", "{players} players have seats 0 to {last}", {"players": players, "last": players - 1}
+        )
+    return seat
+
+
+class _Hello(BaseModel):
+    """The table a ``hello`` offers: its size and the seat (its rules are read by :meth:`Rules.from_dict`)."""
+
+    model_config = ConfigDict(strict=True, extra="ignore")
+
+    players: int = Field(ge=MIN_PLAYERS, le=MAX_PLAYERS)
+    seat: _Count
+
+    @field_validator("seat")
+    @classmethod
+    def _is_a_seat(cls, seat: int, info: ValidationInfo) -> int | None:
+        return _a_seat(seat, info)
+
+
 class _View(BaseModel):
     """A ``VIEW`` as the protocol sends it (``docs/bot-protocol.md``); ``players`` first, as the seats need it."""
 
@@ -159,12 +183,7 @@ class _View(BaseModel):
     @field_validator("seat", "turn", "winner")
     @classmethod
     def _is_a_seat(cls, seat: int | None, info: ValidationInfo) -> int | None:
-        players = info.data.get("players")
-        if seat is not None and players is not None and seat >= players:
-            raise PydanticCustomError(
-                "not_a_seat", "{players} players have seats 0 to {last}", {"players": players, "last": players - 1}
-            )
-        return seat
+        return _a_seat(seat, info)
 
     @field_validator("hand_counts")
     @classmethod
@@ -284,15 +303,6 @@ def _shown(value: object) -> str:
     return text if len(text) <= 40 else text[:40] + "..."
 
 
-def _whole(data: Mapping[str, Any], key: str, low: int, high: int) -> int:
-    """The whole number ``data[key]`` of a ``hello``, from ``low`` to ``high``; else a :class:`ProtocolError`
-    that names the field and quotes what came."""
-    value = data.get(key)
-    if type(value) is not int or not low <= value <= high:
-        raise ProtocolError(f'"hello" needs "{key}" to be a whole number from {low} to {high}, not {_shown(value)}')
-    return value
-
-
 def serve(bot: Bot, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
     """Play as ``bot`` over the protocol until ``quit`` or end of input.
 
@@ -321,10 +331,14 @@ def serve(bot: Bot, stdin: TextIO | None = None, stdout: TextIO | None = None) -
                     rules = Rules.from_dict(data["rules"])
                 except ValueError as error:
                     raise ProtocolError(f'"hello" has rules that cannot be played: {error}') from None
-                players = _whole(data, "players", 2, 6)
-                seat = _whole(data, "seat", 0, players - 1)
                 try:
-                    bot.start_game(seat, players, rules)
+                    table = _Hello.model_validate(data)
+                except ValidationError as error:
+                    raise ProtocolError(
+                        f"malformed hello: {_complaint(error, (), data, data.get('players'))}"
+                    ) from None
+                try:
+                    bot.start_game(table.seat, table.players, rules)
                 except SeatRefusedError as error:
                     refusal = refuse(str(error))
                     print(f"elferraus bot: refused the seat: {refusal['reason']}", file=sys.stderr)
