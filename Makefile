@@ -101,7 +101,7 @@ train: $(TRAIN_STAMP)
 			|| exit 1; \
 	done
 
-# The league (examples/league/): the strongest player's network, trained by self-play against a growing
+# The league (examples/league/): a network for every table, trained by self-play against a growing
 # population, in the train venv: first it learns to play as the hoarder (imitate.py, a few minutes), then it
 # trains for LEAGUE_HOURS, going on from examples/league/out/checkpoint.pt or, on a new machine, from
 # examples/league/results/ (kept in git); the curves are in results/curve.png.
