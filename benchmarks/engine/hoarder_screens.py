@@ -16,7 +16,8 @@ to beat"), which live here because they are measuring devices, not players:
   (medium's score of a free lay), else the hoarder;
 - ``search-as-hoarders``: the reading search with every seat played out as a
   hoarder and no default move; ``search-as-hoarders-default``: the same,
-  keeping the hoarder's move unless the search wins 10 % more often.
+  keeping the hoarder's move unless the search wins 10 % more often;
+- ``learned``: the first learned player (``python -m elferraus.envs.learned``), in this process.
 
     python -m benchmarks.engine.hoarder_screens --player master --against hoarder --games 400
 """
@@ -24,6 +25,7 @@ to beat"), which live here because they are measuring devices, not players:
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 import statistics
@@ -37,6 +39,8 @@ from elferraus.bots.knowledge import Knowledge, Tracker
 from elferraus.bots.medium import lay_score
 from elferraus.bots.search import ReadingExpertBot
 from elferraus.bots.turns import play_turns, seat_seed, start_players
+from elferraus.envs.learned import SHIPPED as LEARNED
+from elferraus.envs.learned import LearnedBot, Network
 from elferraus.game import Game
 from elferraus.moves import PASS, Move
 from elferraus.rollout import POLICY_HOARDER
@@ -105,6 +109,16 @@ class SearchAsHoardersDefault(SearchAsHoarders):
         return self._hoarder.choose(view)
 
 
+def learned(seed: int) -> Bot:
+    """The first learned player (``python -m elferraus.envs.learned``), in this process."""
+    return LearnedBot(shipped_learned_network(), seed)
+
+
+@functools.cache
+def shipped_learned_network() -> Network:
+    return Network.load(LEARNED)
+
+
 PLANS: dict[str, Callable[[int], Bot]] = {
     "hoard-then-medium": HoardThenMedium,
     "hoard-then-greedy": HoardThenGreedy,
@@ -112,6 +126,7 @@ PLANS: dict[str, Callable[[int], Bot]] = {
     "hoard-free": HoardFree,
     "search-as-hoarders": SearchAsHoarders,
     "search-as-hoarders-default": SearchAsHoardersDefault,
+    "learned": learned,
 }
 
 
