@@ -6,8 +6,8 @@ below ``master``, ``expert-reads``, ``hoarder``, ``blocker``,
 ``tight-blocker``, ``sampler:100ms``, the first learned player
 (``cmd:python -m elferraus.envs.learned``), OpenSpiel's ISMCTS at 100
 simulations a move, and league snapshots (``league:PATH``, the policy's
-likeliest legal move; by default the oldest, a middle and the newest in
-``examples/league/results/snapshots/``). Every cell is an arena table on
+likeliest legal move; by default the three kept in
+``benchmarks/results/league-snapshots/``). Every cell is an arena table on
 duplicate deals (each deal in every seat rotation), with each member's win
 share per seat and its 95 % interval, the deal as the unit:
 
@@ -30,9 +30,12 @@ players only), or against ``--population``.
     python -m benchmarks.engine.population --only solo,trio --deals 200 --journal pop.jsonl
     python -m benchmarks.engine.population --setting 2p --deals 200 --journal pop.jsonl --json pop-2p.json
     python -m benchmarks.engine.population --population greedy,hoarder,blocker --deals 4 --mixed-deals 2
+    python -m benchmarks.engine.population --journal benchmarks/results/population-journal --seal
 
 With ``--journal`` every finished deal is written at once (JSON Lines), and a run started again with the same
-file plays only the deals it lacks (:mod:`benchmarks.engine.population_play`). It prints Markdown tables;
+journal plays only the deals it lacks (:mod:`benchmarks.engine.population_play`); a journal folder with
+``--seal`` ends each run by compressing what it added into a new part, to be committed and taken up on
+another machine. It prints Markdown tables;
 ``--json`` writes every figure. Decision times are reported, never asserted.
 """
 
@@ -256,7 +259,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", default=",".join(KINDS), help="comma-separated cells or kinds (solo,trio,mixed)")
     parser.add_argument("--population", default="", help="comma-separated members (default: the whole population)")
     parser.add_argument("--snapshots", default="auto", help="league snapshot files, comma-separated, or none")
-    parser.add_argument("--journal", type=Path, metavar="FILE", help="append each deal here; take up a run again")
+    parser.add_argument(
+        "--journal", type=Path, metavar="PATH", help="append each deal here (a .jsonl file or a journal folder)"
+    )
+    parser.add_argument(
+        "--seal", action="store_true", help="at the end, even when stopped, seal the journal folder's open file"
+    )
     parser.add_argument("--json", metavar="OUT")
     args = parser.parse_args(argv)
     setting = SETTINGS[args.setting]
@@ -287,7 +295,12 @@ def main(argv: list[str] | None = None) -> int:
                 flush=True,
             )
 
-        play(journal, wanted, args.jobs, on_deal)
+        try:
+            play(journal, wanted, args.jobs, on_deal)
+        finally:
+            sealed = journal.seal() if args.seal else None
+            if sealed is not None:
+                print(f"sealed {sealed}", file=sys.stderr, flush=True)
         played = {cell.key: journal.played(keys[cell.key], cell.deals) for cell in chosen}
     report: dict[str, Any] = {
         "setting": {"key": setting.key, "players": setting.players, "rules": setting.rules},

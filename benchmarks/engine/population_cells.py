@@ -52,8 +52,9 @@ BASE = (
     "league",
 )
 """The population without the league's snapshots (``--snapshots`` adds them)."""
-SNAPSHOTS = Path("examples/league/results/snapshots")
-"""Where the league keeps its snapshots (not in git; the league deletes old ones as it trains)."""
+SNAPSHOTS = Path("benchmarks/results/league-snapshots")
+"""The league's snapshots the population holds: copied from ``examples/league/results/snapshots/`` (which the
+league thins out as it trains, and git does not keep) at updates 160, 220 and 280, and kept in git."""
 STRONGEST = 5
 """The members that meet ``master`` at 2 and 6 players and under Ravensburger rules."""
 

@@ -5,15 +5,21 @@ it lacks.
 The journal is JSON Lines, one finished deal of one table a line: the table (the member in each slot), the
 rules, the seed, each slot's fingerprint (:func:`benchmarks.engine.population_cells.fingerprint`), the deal's
 number, the seconds it took, and its games (:meth:`elferraus.arena.runner.GameResult.to_json`, the members'
-names in ``specs``). A line counts for a table only with the same rules, seed and fingerprints. A run holds a
-lock on the journal (a second run on the same file stops at once), and a last line cut off by a stop is
-removed before anything is added.
+names in ``specs``; decision times to three significant digits). A line counts for a table only with the same
+rules, seed and fingerprints. A run holds a lock on the journal (a second run on the same file stops at once),
+and a last line cut off by a stop is removed before anything is added.
+
+A journal is one ``.jsonl`` file, or a folder that outlives a machine: its sealed parts
+(``part-NNN.jsonl.xz``, never changed once written, so that git keeps each once) and the open file the
+running measurement appends to (``open.jsonl``). :meth:`Journal.seal` compresses the open file into the next
+part, for a run that must go on on another machine.
 """
 
 from __future__ import annotations
 
 import fcntl
 import json
+import lzma
 import multiprocessing
 import os
 import sys
@@ -60,24 +66,49 @@ class Deal:
     """Wall-clock time of the deal's games on its worker."""
 
 
+OPEN = "open.jsonl"
+"""The file a journal folder's running measurement appends to."""
+
+
 class Journal:
-    """The finished deals of every table, read from and written to a JSON Lines file (or kept in memory)."""
+    """The finished deals of every table, read from and written to a JSON Lines file or a journal folder (see
+    the module's docstring), or kept in memory."""
 
     def __init__(self, path: Path | None) -> None:
         self.path = path
+        self.folder = path is not None and path.suffix != ".jsonl"
+        """A journal folder: sealed parts and the open file (a path not ending in ``.jsonl``)."""
         self.deals: dict[TableKey, dict[int, Deal]] = {}
         self._handle: IO[str] | None = None
+
+    @property
+    def _file(self) -> Path:
+        assert self.path is not None
+        return self.path / OPEN if self.folder else self.path
+
+    def _parts(self) -> list[Path]:
+        assert self.path is not None
+        return sorted(self.path.glob("part-*.jsonl.xz")) if self.folder else []
 
     def __enter__(self) -> Journal:
         if self.path is None:
             return self
-        self._handle = self.path.open("a+", encoding="utf-8")
+        if self.folder:
+            self.path.mkdir(parents=True, exist_ok=True)
+        self._handle = self._file.open("a+", encoding="utf-8")
         try:
             fcntl.flock(self._handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             self._handle.close()
             raise SystemExit(f"{self.path}: another run is writing this journal") from None
-        self._read()
+        try:
+            for part in self._parts():
+                with lzma.open(part, "rt", encoding="utf-8") as handle:
+                    self._take(part, handle.read().split("\n"))
+            self._read()
+        except BaseException:
+            self.__exit__()
+            raise
         return self
 
     def __exit__(self, *_: object) -> None:
@@ -90,18 +121,44 @@ class Journal:
         self._handle.seek(0)
         text = self._handle.read()
         lines = text.split("\n")
-        complete = lines[:-1]  # the last piece ends without a newline: empty, or a line cut off by a stop
-        if lines[-1]:
-            print(f"{self.path}: the last line was cut off; it is removed and its deal played again", file=sys.stderr)
+        if lines[-1]:  # the last piece ends without a newline: empty, or a line cut off by a stop
+            print(f"{self._file}: the last line was cut off; it is removed and its deal played again", file=sys.stderr)
             self._handle.truncate(len(text.encode("utf-8")) - len(lines[-1].encode("utf-8")))
-        for number, line in enumerate(complete, 1):
+        self._take(self._file, lines)
+
+    def _take(self, source: Path, lines: list[str]) -> None:
+        """Keep the deals of ``lines`` (read from ``source``), all but the last piece (after the last newline)."""
+        for number, line in enumerate(lines[:-1], 1):
             if not line.strip():
                 continue
             try:
                 key, deal = _parse(json.loads(line))
             except (ValueError, KeyError, TypeError, IndexError) as error:
-                raise SystemExit(f"{self.path}:{number}: not a journal line ({error})") from error
+                raise SystemExit(f"{source}:{number}: not a journal line ({error})") from error
             self.deals.setdefault(key, {}).setdefault(deal.deal, deal)
+
+    def seal(self) -> Path | None:
+        """Compress a journal folder's open file into its next part and empty it; the new part, or None when
+        there was nothing to seal (or the journal is a single file)."""
+        if not self.folder or self._handle is None:
+            return None
+        self._handle.seek(0)
+        text = self._handle.read()
+        if not text:
+            return None
+        parts = self._parts()
+        number = int(parts[-1].name.split("-")[1].split(".")[0]) + 1 if parts else 0
+        part = self._file.with_name(f"part-{number:03d}.jsonl.xz")
+        partial = part.with_suffix(".partial")
+        with lzma.open(partial, "wt", encoding="utf-8", preset=9) as handle:
+            handle.write(text)
+        with partial.open("rb") as written:
+            os.fsync(written.fileno())
+        partial.replace(part)
+        self._handle.truncate(0)
+        self._handle.flush()
+        os.fsync(self._handle.fileno())
+        return part
 
     def add(self, key: TableKey, deal: Deal) -> None:
         """Keep a finished deal, and write it to the file at once."""
@@ -128,8 +185,8 @@ class Journal:
 
 
 def _compact(game: dict[str, Any]) -> dict[str, Any]:
-    """A game's JSON with its decision times to the microsecond (the journal holds hundreds of thousands)."""
-    game["latencies"] = [[round(t, 6) for t in seat] for seat in game["latencies"]]
+    """A game's JSON with its decision times to three significant digits (the journal holds millions)."""
+    game["latencies"] = [[float(f"{t:.3g}") for t in seat] for seat in game["latencies"]]
     return game
 
 

@@ -116,6 +116,38 @@ def test_a_journal_is_written_by_one_run_at_a_time(tmp_path: Path) -> None:
         pass
 
 
+def test_a_journal_folder_is_sealed_into_parts_that_another_run_takes_up(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ("--deals", "2", "--only", "solo:greedy,trio:easy")
+    whole = _run(tmp_path, "whole", *args)
+    folder = tmp_path / "journal"
+    first = _run(tmp_path, "first", *args[2:], "--deals", "1", "--journal", str(folder), "--seal")
+    assert sorted(path.name for path in folder.iterdir()) == ["open.jsonl", "part-000.jsonl.xz"]
+    assert (folder / "open.jsonl").read_text() == "", "what was sealed is not kept twice"
+    assert first["cells"][0]["deals"] == 1
+    capsys.readouterr()
+    second = _run(tmp_path, "second", *args, "--journal", str(folder), "--seal")
+    assert "2 cells, 2 deals to play" in capsys.readouterr().err, "the sealed part's deal is not played again"
+    assert sorted(path.name for path in folder.glob("part-*")) == ["part-000.jsonl.xz", "part-001.jsonl.xz"]
+    assert _figures(second) == _figures(whole)
+    again = _run(tmp_path, "again", *args, "--journal", str(folder), "--seal")
+    assert "0 deals to play" in capsys.readouterr().err
+    assert len(list(folder.glob("part-*"))) == 2, "a run that added nothing seals nothing"
+    assert _figures(again) == _figures(whole)
+
+
+def test_a_broken_sealed_part_is_named_with_its_line(tmp_path: Path) -> None:
+    import lzma
+
+    folder = tmp_path / "journal"
+    folder.mkdir()
+    with lzma.open(folder / "part-000.jsonl.xz", "wt", encoding="utf-8") as handle:
+        handle.write('{"table": ["master"]}\n')
+    with pytest.raises(SystemExit, match=r"part-000\.jsonl\.xz:1: not a journal line"), Journal(folder):
+        pass
+
+
 def _solo(opponent: str, master_wins: int) -> tuple[TableKey, dict[int, Deal]]:
     table = (MASTER, opponent, opponent, opponent)
     games = tuple(
