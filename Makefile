@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 # chromium-headless-shell): the browser tests' pages cost it two thirds of the CPU time of the whole browser.
 CHROMIUM ?= /usr/lib/chromium/chromium-headless-shell
 
-.PHONY: play test check lint typecheck layers browser bench bench-faults clean fuzz train league
+.PHONY: play test check lint typecheck layers browser bench bench-faults clean fuzz train league exploiters
 
 $(STAMP): requirements/dev.lock requirements/older-pythons.lock pyproject.toml $(wildcard src/elferraus/_core/*.c src/elferraus/_core/*.h)
 	$(PYTHON) -m venv $(VENV)
@@ -113,6 +113,17 @@ league: $(TRAIN_STAMP)
 		|| nice $(TRAIN_VENV)/bin/python examples/league/imitate.py --out examples/league/out/imitated.npz
 	nice $(TRAIN_VENV)/bin/python examples/league/league.py --start examples/league/out/imitated.npz \
 		--hours $(LEAGUE_HOURS) $(LEAGUE_ARGS)
+
+# The exploiters (examples/league/exploit.py): a best response to three of each target, each trained for the
+# same EXPLOIT_UPDATES from the league's network; each goes on from its checkpoint, and publishes into
+# examples/league/exploiters/TARGET/ (kept in git). About 1.5 hours on 2 cores for all four.
+EXPLOIT_UPDATES ?= 40
+
+exploiters: $(TRAIN_STAMP)
+	for target in hoarder learned master expert; do \
+		nice $(TRAIN_VENV)/bin/python examples/league/exploit.py --target $$target --updates $(EXPLOIT_UPDATES) \
+			|| exit 1; \
+	done
 
 clean:
 	rm -rf $(VENV) .venv-bench $(TRAIN_VENV) .mypy_cache .ruff_cache

@@ -77,6 +77,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--publish-every", type=int, default=10, help="updates between writes to --results")
     parser.add_argument("--keep-snapshots", type=int, default=12, help="the newest snapshots kept as members")
     parser.add_argument("--hours", type=float, default=2.0, help="stop after this much training in this run")
+    parser.add_argument("--updates", type=int, default=0, help="stop at this many updates in all (0: no limit)")
     parser.add_argument("--envs", type=int, default=384, help="games stepped together, over all tables")
     parser.add_argument("--decisions", type=int, default=24_000, help="learner decisions per update")
     parser.add_argument("--epochs", type=int, default=3)
@@ -96,13 +97,18 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 class League:
-    def __init__(self, args: argparse.Namespace) -> None:
+    def __init__(
+        self,
+        args: argparse.Namespace,
+        members: tuple[tuple[str, float, int], ...] = MEMBERS,
+        tables: tuple[tuple[int, str, float], ...] = TABLES,
+    ) -> None:
         self.args = args
         self.out: Path = args.out
         self.model = LeagueModel()
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=args.lr)
         self.rng = random.Random(args.seed)
-        self.members = [Member(name, bot=name, weight=weight, joins=joins) for name, weight, joins in MEMBERS]
+        self.members = [Member(name, bot=name, weight=weight, joins=joins) for name, weight, joins in members]
         self.update = 0
         self.decisions = 0
         self.games = 0
@@ -111,7 +117,7 @@ class League:
         self.resume()
         self.population = Population(self.members, args.self_play, self.rng)
         self.population.update = self.update
-        total = sum(share for *_, share in TABLES)
+        total = sum(share for *_, share in tables)
         self.tables = [
             Tables(
                 index,
@@ -121,7 +127,7 @@ class League:
                 args.seed * 1000 + index + 1000 * self.update,
                 self.population,
             )
-            for index, (players, rules, share) in enumerate(TABLES)
+            for index, (players, rules, share) in enumerate(tables)
         ]
         # The decisions of an update, and those of the games still running at its end (a game holds at most a
         # few hundred of them).
@@ -319,7 +325,7 @@ class League:
             tables.start()
         budget = self.args.hours * 3600
         started = time.monotonic()
-        while time.monotonic() - started < budget:
+        while time.monotonic() - started < budget and not 0 < self.args.updates <= self.update:
             tick = time.monotonic()
             before = sum(tables.games for tables in self.tables)
             self.collect()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -22,6 +23,16 @@ from elferraus.rules import Rules, table_rules
 from elferraus.vector import SelfPlay
 
 LEARNER = -1
+
+FACTORIES: dict[str, Callable[[int], Bot]] = {}
+"""Players a script adds to ``make_bot``'s, by name (the exploiters' targets with a smaller search budget)."""
+
+
+def member_bot(name: str, seed: int) -> Bot:
+    """The computer player ``name``: one of :data:`FACTORIES`, or a built-in one."""
+    factory = FACTORIES.get(name)
+    return factory(seed) if factory is not None else make_bot(name, seed)
+
 
 TABLES = (
     # players, rules, share of the games
@@ -192,7 +203,7 @@ class Tables:
         controllers = self.population.table(self.players)
         self.controllers[env] = controllers
         bots = {
-            seat: make_bot(self.population.members[member].bot or "", int(self.rng.integers(2**62)))
+            seat: member_bot(self.population.members[member].bot or "", int(self.rng.integers(2**62)))
             for seat, member in enumerate(controllers)
             if member != LEARNER and self.population.members[member].bot is not None
         }
@@ -280,7 +291,7 @@ def evaluate(
     def seat(env: int, number: int) -> None:
         learners[env] = number % players
         game = sp.game(env)
-        chosen = {s: make_bot(opponent, rng.getrandbits(62)) for s in range(players) if s != learners[env]}
+        chosen = {s: member_bot(opponent, rng.getrandbits(62)) for s in range(players) if s != learners[env]}
         start_players(chosen, game)
         if env < len(mirrors):
             mirrors[env], bots[env] = game, chosen
