@@ -1,0 +1,59 @@
+"""The README's strength table is the one ``benchmarks/engine/strength_table.py`` makes from the raw results."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from benchmarks.engine import strength_table
+from benchmarks.engine.population_cells import LEARNED, MASTER
+from tests.support import ROOT
+
+
+def test_the_readme_shows_the_table_the_raw_results_make() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = strength_table.render(*strength_table.load(ROOT / strength_table.RESULTS))
+    assert strength_table.written_into(readme, table) == readme, (
+        "README.md's strength table is not the results': python -m benchmarks.engine.strength_table --write"
+    )
+
+
+def _cell(key: str, members: dict[str, float], deals: int = 200) -> dict[str, Any]:
+    return {
+        "key": key,
+        "kind": key.split(":", maxsplit=1)[0],
+        "deals": deals,
+        "deals_asked": 200,
+        "members": {
+            name: {"win_share": share, "ci95": [share - 0.01, share + 0.01]} for name, share in members.items()
+        },
+    }
+
+
+def test_each_player_has_a_row_with_its_cells_and_a_dash_where_nothing_was_measured() -> None:
+    cells = {
+        "solo:hoarder": _cell("solo:hoarder", {MASTER: 0.26, "hoarder": 0.25}),
+        "trio:hoarder": _cell("trio:hoarder", {MASTER: 0.25, "hoarder": 0.24}, deals=120),
+    }
+    robin = {
+        "ratings": [{"name": MASTER, "ordinal": 3.5}, {"name": "hoarder", "ordinal": 3.25}],
+        "nash": {"scores": {MASTER: 0.0, "hoarder": -0.125}},
+    }
+    exploiters = {"hoarder": {"bots": ["league:x.npz", "hoarder"], "kinds": {"league:x.npz": {
+        "win_share": 0.27, "win_share_ci95": [0.25, 0.29]}}}}  # fmt: skip
+    rows = {
+        line.split(" | ")[0].removeprefix("| "): line
+        for line in strength_table.render(cells, robin, exploiters).splitlines()
+    }
+    assert rows["`hoarder`"] == (
+        "| `hoarder` | **26.0** (25.0–27.0) | **24.0** (23.0–25.0), 120 deals | 3.25 | -0.125 | **27.0** (25.0–29.0) |"
+    )
+    assert rows["**`master`**"] == "| **`master`** |  |  | 3.50 | +0.000 | – |"
+    assert rows["`medium`"] == "| `medium` | – | – | – | – |  |", "nobody trained against medium"
+    assert rows["first learned player"].endswith("| – |"), f"{LEARNED}'s exploiter is not measured here"
+
+
+def test_a_readme_without_the_markers_is_refused_by_name() -> None:
+    with pytest.raises(ValueError, match="needs the markers"):
+        strength_table.written_into("# README\n", "| table |\n")
