@@ -24,6 +24,12 @@ class StudyData:
         """The seat rows of table ``key``."""
         return self._columns(key, "seats")
 
+    def records(self, key: str) -> list[str]:
+        """The ``elferraus/1`` records (JSON lines) of table ``key``, which must keep them (``Table.records``)."""
+        if key not in self._results:
+            raise KeyError(f"the study played no table {key!r}")
+        return [line for result in self._results[key] for line in result.records]
+
     def _columns(self, key: str, which: str) -> dict[str, Array]:
         if (key, which) not in self._cache:
             if key not in self._results:

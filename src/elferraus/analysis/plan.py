@@ -57,6 +57,8 @@ class Table:
     """Play each deal once per seat rotation (every slot holds every hand once)."""
     batch: int = 100
     """Deals per batch: the unit of work, of progress and of the cache."""
+    records: bool = False
+    """Keep the games' records in memory when read back from the cache (a question replays them)."""
 
     @property
     def rules(self) -> Rules:
@@ -92,8 +94,9 @@ class Batch:
     @property
     def key(self) -> str:
         """A digest of everything that decides the batch's games (its cache name)."""
-        # Not the table's deal total or batch size: a longer run reuses the batches a shorter one played.
-        table = {key: value for key, value in asdict(self.table).items() if key not in ("deals", "batch")}
+        # Not the table's deal total or batch size (a longer run reuses the batches a shorter one played), nor
+        # whether its records are read back: neither changes a game.
+        table = {key: value for key, value in asdict(self.table).items() if key not in ("deals", "batch", "records")}
         text = json.dumps([FORMAT, self.seed, table, self.first, self.count], sort_keys=True)
         return hashlib.blake2b(text.encode(), digest_size=10).hexdigest()
 
@@ -120,6 +123,10 @@ class Sizes:
     """Deals of a duplicate table with an ``expert`` in it."""
     rules_deals: int
     """Deals of a table of equals under each compared rule set."""
+    master_equal_deals: int
+    """Deals of a table of ``master`` players under each rule set (their every turn is read)."""
+    master_duplicate_deals: int
+    """Deals of ``master`` and the hoarder each alone against three of the other (each in every rotation)."""
     fast_batch: int = 100
     expert_batch: int = 2
 
@@ -131,6 +138,8 @@ FULL = Sizes(
     duplicate_deals=1_500,
     expert_duplicate_deals=150,
     rules_deals=5_000,
+    master_equal_deals=100,
+    master_duplicate_deals=50,
 )
 
 QUICK = Sizes(
@@ -140,14 +149,22 @@ QUICK = Sizes(
     duplicate_deals=12,
     expert_duplicate_deals=1,
     rules_deals=30,
+    master_equal_deals=1,
+    master_duplicate_deals=1,
     fast_batch=20,
     expert_batch=1,
 )
 
 
-def equal_table(part: str, level: str, players: int, deals: int, sizes: Sizes, variant: str = "classic") -> Table:
+SEARCHERS = ("expert", "master")
+"""The levels whose games cost about a thousand fast ones: played in small batches."""
+
+
+def equal_table(
+    part: str, level: str, players: int, deals: int, sizes: Sizes, variant: str = "classic", *, records: bool = False
+) -> Table:
     """A table of ``players`` equal ``level`` players on the stream shared by every table of equals."""
-    batch = sizes.expert_batch if level == "expert" else sizes.fast_batch
+    batch = sizes.expert_batch if level in SEARCHERS else sizes.fast_batch
     suffix = "" if variant == "classic" else f"-{variant}"
     return Table(
         f"{part}/{level}-{players}{suffix}",
@@ -157,6 +174,7 @@ def equal_table(part: str, level: str, players: int, deals: int, sizes: Sizes, v
         deals,
         f"equal-{players}-{variant}",
         batch=batch,
+        records=records,
     )
 
 
@@ -164,7 +182,7 @@ def one_against(
     part: str, spec: str, field: str, players: int, deals: int, sizes: Sizes, variant: str = "classic"
 ) -> Table:
     """``spec`` in one slot against ``players - 1`` of ``field``, on duplicate deals."""
-    batch = sizes.expert_batch if "expert" in (spec, field) else max(1, sizes.fast_batch // players)
+    batch = sizes.expert_batch if {spec, field} & set(SEARCHERS) else max(1, sizes.fast_batch // players)
     suffix = "" if variant == "classic" else f"-{variant}"
     return Table(
         f"{part}/{spec}-vs-{field}-{players}{suffix}",

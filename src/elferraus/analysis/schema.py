@@ -168,6 +168,27 @@ class Penalties(_Strict):
     match: dict[str, MatchRounds]
 
 
+class StrongestRules(_Strict):
+    players: int
+    games: int
+    held_back: Share
+    held_back_early: Share
+    held_back_late: Share
+    kept_drawn: Share
+    race_cards_per_turn: Mean
+    race_lays: dict[Literal["free", "leads", "opens_row", "gives"], Share]
+
+
+class StrongestHoarder(_Strict):
+    master_alone: Share
+    hoarder_alone: Share
+
+
+class Strongest(_Strict):
+    rules: dict[str, StrongestRules]
+    hoarder: StrongestHoarder
+
+
 class TableInfo(_Strict):
     part: str
     players: int
@@ -196,3 +217,4 @@ class Results(_Strict):
     rules: dict[str, dict[str, RulesEntry]]
     hands: dict[str, Hands]
     penalties: dict[str, Penalties]
+    strongest: Strongest

@@ -56,7 +56,7 @@ class GameStore:
             raise StoreError(f"cannot store the games of {stem}: {error.strerror or error}") from None
 
     def load(self, batch: Batch) -> BatchResult:
-        """Read a stored batch back (without its records, which stay on disk).
+        """Read a stored batch back; its records only when its table keeps them (else they stay on disk).
 
         Raises:
             StoreError: a file is missing, damaged or has other columns.
@@ -65,6 +65,8 @@ class GameStore:
         result = BatchResult(batch)
         result.games = _read_parquet(stem.with_suffix(".parquet"), GAME_COLUMNS)
         result.seats = _read_parquet(stem.with_suffix(".seats.parquet"), SEAT_COLUMNS)
+        if batch.table.records:
+            result.records = _read_records(stem.with_suffix(".jsonl.gz"), len(result.games["table"]))
         return result
 
     def write_tables(self, results: Iterable[BatchResult]) -> tuple[Path, Path]:
@@ -109,6 +111,18 @@ def _write_table(path: Path, table: pa.Table) -> None:
     temporary = path.with_name(path.name + ".tmp")
     pq.write_table(table, temporary, compression="zstd")
     os.replace(temporary, path)
+
+
+def _read_records(path: Path, games: int) -> list[str]:
+    try:
+        lines = gzip.decompress(path.read_bytes()).decode("utf-8").splitlines()
+    except (OSError, EOFError, UnicodeDecodeError) as error:
+        raise StoreError(
+            f"cannot read the stored records {path}: {error}; delete it to play that batch again"
+        ) from None
+    if len(lines) != games:
+        raise StoreError(f"{path} holds {len(lines)} records for {games} games; delete it to play that batch again")
+    return lines
 
 
 def _read_parquet(path: Path, names: tuple[str, ...]) -> dict[str, list[Any]]:

@@ -11,7 +11,7 @@ from typing import Any
 
 from elferraus.analysis.data import StudyData
 from elferraus.analysis.plan import FORMAT, FULL, QUICK, Sizes, Table
-from elferraus.analysis.questions import hands, holdback, length, luck, penalties, redeal, rules, starter
+from elferraus.analysis.questions import hands, holdback, length, luck, penalties, redeal, rules, starter, strongest
 from elferraus.analysis.report import write_report
 from elferraus.analysis.report_model import Section
 from elferraus.analysis.run import part_of, run_tables
@@ -19,7 +19,7 @@ from elferraus.analysis.store import GameStore
 from elferraus.analysis.words import Words
 from elferraus.i18n import Lang
 
-QUESTIONS: tuple[ModuleType, ...] = (redeal, starter, length, holdback, luck, rules, hands, penalties)
+QUESTIONS: tuple[ModuleType, ...] = (redeal, starter, length, holdback, luck, rules, hands, penalties, strongest)
 """The questions in the order of the report."""
 
 
