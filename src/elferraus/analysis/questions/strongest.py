@@ -200,10 +200,13 @@ def section(results: dict[str, Any], words: Words) -> Section:
                 capsize=3,
                 label=words(f"strongest.{name}"),
             )
+        for position, variant in zip(positions, VARIANTS, strict=True):
+            if not figures[variant]["held_back"]["n"]:
+                holding.text(float(position), 50, words("strongest.no_choice"), ha="center", va="center", fontsize=9)
         holding.set_xticks(positions, names)
         holding.set_ylabel(words("strongest.axis_share"))
         holding.set_ylim(0, 100)
-        holding.legend(fontsize=8)
+        holding.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2)
         bottom = np.zeros(len(VARIANTS))
         colours = (LEVEL_COLOURS["medium"], LEVEL_COLOURS["greedy"], ACCENT, LEVEL_COLOURS["expert"])
         hatches = ("", "..", "//", "xx")
@@ -217,7 +220,7 @@ def section(results: dict[str, Any], words: Words) -> Section:
         race.set_xticks(positions, names)
         race.set_ylabel(words("strongest.axis_lays"))
         race.set_ylim(0, 100)
-        race.legend(fontsize=8, loc="lower right")
+        race.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2)
         picture = png(fig)
     rows = tuple(
         (
