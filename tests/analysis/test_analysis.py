@@ -7,6 +7,7 @@ here; both must give the same ``results.json`` to the last digit.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import math
 import re
@@ -203,9 +204,18 @@ def test_a_store_that_cannot_be_written_says_where(tmp_path: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def local_study(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("study-local")
-    run_study(out, seed=SEED, quick=True, lang="en", jobs=2, progress=False)
+def local_study(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Path:
+    """The quick study, played once per test run: under xdist the first worker to ask plays it into the run's
+    shared temporary folder and the others wait for it, as each would otherwise play it again."""
+    if worker_id == "master":  # not distributed: this run's own folder
+        out = tmp_path_factory.mktemp("study-local")
+        run_study(out, seed=SEED, quick=True, lang="en", jobs=2, progress=False)
+        return out
+    out = tmp_path_factory.getbasetemp().parent / "study-local"  # the run's folder, shared by its workers
+    with open(out.with_name("study-local.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (out / "report.md").exists():  # run_study writes the report last
+            run_study(out, seed=SEED, quick=True, lang="en", jobs=2, progress=False)
     return out
 
 
