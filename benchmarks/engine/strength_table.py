@@ -25,6 +25,8 @@ RESULTS = Path("benchmarks/results")
 README = Path("README.md")
 BEGIN = "<!-- strength table: made by python -m benchmarks.engine.strength_table --write -->"
 END = "<!-- end of the strength table -->"
+CELL_DEALS = 200
+"""The deals a cell of the matrix needs (issue 33); a cell with fewer shows how many it has."""
 EXTRA = ("one-lay", "no-open")
 """Members measured beside the population (two more blocking styles)."""
 EXPLOITER_TARGETS = {"master": MASTER, "expert": "expert", "learned": LEARNED, "hoarder": "hoarder"}
@@ -74,7 +76,7 @@ def _cell(cells: dict[str, dict[str, Any]], key: str, member: str) -> str:
         return "–"
     figures = cell["members"][member]
     shown = _share(figures["win_share"], figures["ci95"])
-    return shown if cell["deals"] >= cell["deals_asked"] else f"{shown}, {cell['deals']} deals"
+    return shown if cell["deals"] >= max(cell["deals_asked"], CELL_DEALS) else f"{shown}, {cell['deals']} deals"
 
 
 def _exploiter(exploiters: dict[str, dict[str, Any]], member: str) -> str:

@@ -33,6 +33,7 @@ def _cell(key: str, members: dict[str, float], deals: int = 200) -> dict[str, An
 
 def test_each_player_has_a_row_with_its_cells_and_a_dash_where_nothing_was_measured() -> None:
     cells = {
+        "solo:medium": {**_cell("solo:medium", {MASTER: 0.97, "medium": 0.01}, deals=60), "deals_asked": 60},
         "solo:hoarder": _cell("solo:hoarder", {MASTER: 0.26, "hoarder": 0.25}),
         "trio:hoarder": _cell("trio:hoarder", {MASTER: 0.25, "hoarder": 0.24}, deals=120),
     }
@@ -50,7 +51,9 @@ def test_each_player_has_a_row_with_its_cells_and_a_dash_where_nothing_was_measu
         "| `hoarder` | **26.0** (25.0–27.0) | **24.0** (23.0–25.0), 120 deals | 3.25 | -0.125 | **27.0** (25.0–29.0) |"
     )
     assert rows["**`master`**"] == "| **`master`** |  |  | 3.50 | +0.000 | – |"
-    assert rows["`medium`"] == "| `medium` | – | – | – | – |  |", "nobody trained against medium"
+    assert rows["`medium`"] == "| `medium` | **97.0** (96.0–98.0), 60 deals | – | – | – |  |", (
+        "a cell of fewer than 200 deals says so, even when that was all it was asked for; nobody trained against medium"
+    )
     assert rows["first learned player"].endswith("| – |"), f"{LEARNED}'s exploiter is not measured here"
 
 
