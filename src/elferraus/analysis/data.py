@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from elferraus.analysis.play import BatchResult
-from elferraus.analysis.stats import Array
+from elferraus.analysis.stats import Array, Estimate, clustered_share
 from elferraus.analysis.store import columns_of
 
 
@@ -23,6 +23,13 @@ class StudyData:
     def seats(self, key: str) -> dict[str, Array]:
         """The seat rows of table ``key``."""
         return self._columns(key, "seats")
+
+    def alone_share(self, key: str) -> Estimate:
+        """The win share per seat of the player in slot 0 of the duplicate table ``key`` (``one_against``'s
+        player alone), its interval clustered by deal."""
+        seats = self.seats(key)
+        mine = seats["slot"] == 0
+        return clustered_share(seats["won"][mine].astype(float), seats["deal"][mine])
 
     def records(self, key: str) -> list[str]:
         """The ``elferraus/1`` records (JSON lines) of table ``key``, which must keep them (``Table.records``)."""

@@ -18,7 +18,7 @@ from elferraus.analysis.players import HOLDBACK_PREFIX
 from elferraus.analysis.plots import ACCENT, LEVEL_COLOURS, MARKERS, error_bars, figure, png
 from elferraus.analysis.questions import luck
 from elferraus.analysis.report_model import Plot, Section, TableBlock
-from elferraus.analysis.stats import clustered_share, mean
+from elferraus.analysis.stats import mean
 from elferraus.analysis.words import Words
 
 NAME = "holdback"
@@ -76,10 +76,8 @@ def measure(data: StudyData, sizes: Sizes, seed: int) -> dict[str, Any]:
     by_deal = dict(zip(greedy_deals.tolist(), greedy_share.tolist(), strict=True))
 
     def figures(spec: str) -> dict[str, Any]:
-        seats = data.seats(key(spec))
-        mine = seats["slot"] == 0
-        share = clustered_share(seats["won"][mine].astype(float), seats["deal"][mine])
-        deals, shares = _per_deal(seats)
+        share = data.alone_share(key(spec))
+        deals, shares = _per_deal(data.seats(key(spec)))
         gain = mean([s - by_deal[d] for d, s in zip(deals.tolist(), shares.tolist(), strict=True) if d in by_deal])
         return {**share.as_json("win_share"), "gain_over_greedy": gain.as_json("points")}
 

@@ -9,7 +9,7 @@ from elferraus.analysis.plan import VARIANTS, Sizes, Table, equal_table, one_aga
 from elferraus.analysis.plots import ACCENT, LEVEL_COLOURS, error_bars, figure, png
 from elferraus.analysis.questions import luck, starter
 from elferraus.analysis.report_model import Plot, Section, TableBlock
-from elferraus.analysis.stats import clustered_share, mean, proportion
+from elferraus.analysis.stats import mean, proportion
 from elferraus.analysis.words import Words
 
 NAME = "rules"
@@ -46,9 +46,7 @@ def measure(data: StudyData, sizes: Sizes, seed: int) -> dict[str, Any]:
         for players in PLAYERS:
             games = data.games(equal_key(variant, players))
             starts = proportion(int((games["winner"] == games["starter"]).sum()), len(games["winner"]))
-            seats = data.seats(duplicate_key(variant, players))
-            mine = seats["slot"] == 0
-            skill = clustered_share(seats["won"][mine].astype(float), seats["deal"][mine])
+            skill = data.alone_share(duplicate_key(variant, players))
             result.setdefault(variant, {})[str(players)] = {
                 "length": mean(games["actions"]).as_json("mean_actions"),
                 "starter": {**starts.as_json("win_share"), "parity": 1 / players},

@@ -162,13 +162,10 @@ def measure(data: StudyData, sizes: Sizes, seed: int) -> dict[str, Any]:
             "race_cards_per_turn": mean([float(np.mean(counts)) for counts in by_game.values()]).as_json("mean"),
             "race_lays": {kind: _share([(game, got == kind) for game, got in turns.race_lays]) for kind in LAY_KINDS},
         }
-    versus = {}
-    for alone, against in ((PLAYER, HOARDER), (HOARDER, PLAYER)):
-        seats = data.seats(duplicate_key(alone, against))
-        mine = seats["slot"] == 0
-        versus[f"{alone}_alone"] = clustered_share(seats["won"][mine].astype(float), seats["deal"][mine]).as_json(
-            "share"
-        )
+    versus = {
+        f"{alone}_alone": data.alone_share(duplicate_key(alone, against)).as_json("share")
+        for alone, against in ((PLAYER, HOARDER), (HOARDER, PLAYER))
+    }
     return {NAME: {"rules": result, "hoarder": versus}}
 
 
