@@ -56,3 +56,16 @@ def test_a_draw_that_must_have_fit_keeps_its_card_when_a_later_draw_could_take_i
             world = sample_world(view, random.Random(seed))
             assert world.game(view).view(seat) == view
             assert Card.parse("R11") in world.game(view).hand(0)
+
+
+def test_worlds_are_found_where_few_samples_of_the_hands_of_now_allow_the_kept_draws() -> None:
+    """Seat 0 has just laid R13 with the pile empty. The others kept cards they drew in seven turns, so each
+    must still hold (or have laid) a card that fit at each of those moments. Few samples of their hands of
+    now allow that; the walk back mends them instead of giving up (before, 14 of 300 seeds found no world)."""
+    game = read_record(json.loads((DATA / "kept-draws-scarce-worlds.json").read_text()))
+    view = game.view(0)
+    assert view.pile == 0
+    assert game.record_moves()[-1] == "0 R13"
+    for seed in range(60):
+        world = sample_world(view, random.Random(seed))
+        assert world.game(view).view(0) == view

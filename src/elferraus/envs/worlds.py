@@ -8,14 +8,18 @@ sampler (weighted by what the history suggests, ``bots.knowledge``), and
 walks the history back: a card laid goes back to its hand, and each draw the
 seat did not see takes back one of the drawer's cards that agrees with what
 he did next (a card he laid at once, a card that did not fit when he drew
-again, one that fit when he kept it). The engine then replays the whole
-history on the world found; a world it refuses is thrown away and another
-drawn.
+again, one that fit when he kept it). Where the walk finds a seat short of a
+card that such a draw must have brought (or holding one the rules say it
+cannot have held), the hidden hands of now are mended by a swap with another
+seat or the pile and the walk starts again. The engine then replays the
+whole history on the world found; a world it refuses is thrown away and
+another drawn.
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from elferraus.bots.knowledge import Knowledge, Tracker
@@ -27,7 +31,10 @@ from elferraus.moves import DRAW, Move
 from elferraus.view import SeatView
 
 ATTEMPTS = 2000
-"""Worlds tried before giving up (each is checked by replaying the history)."""
+"""Walks back tried before giving up (each world found is checked by replaying the history)."""
+
+MENDS = 24
+"""Swaps tried on one sample of the hidden hands before drawing another."""
 
 
 class NoWorldError(RuntimeError):
@@ -49,6 +56,19 @@ class World:
         for text in view.moves:
             game.push(_move_of(text))
         return game
+
+
+@dataclass(frozen=True)
+class _Shortfall:
+    """Why a walk back failed: a seat lacked a card it must have drawn, or held one it cannot have held."""
+
+    seat: int
+    wanted: int = 0
+    """Cards that would have served the draw (a mask), of which the seat held none."""
+    unwanted: int = 0
+    """Cards the seat cannot have held at that moment (a mask), of which it held some."""
+    keep_out: int = 0
+    """Cards the seat cannot hold from that moment on (a mask): what a card brought to it must avoid."""
 
 
 @dataclass(frozen=True)
@@ -153,7 +173,8 @@ def sample_world(view: SeatView, rng: random.Random, tracker: Tracker | None = N
     undealt = _undealt(view)
     sample = sampling_function()
     must_play = view.rules.must_play
-    for _ in range(ATTEMPTS):
+    walks = 0
+    while walks < ATTEMPTS:
         ((hand_masks, pile_now, _),) = sample(
             seat=view.seat,
             hand=knowledge.own,
@@ -164,10 +185,17 @@ def sample_world(view: SeatView, rng: random.Random, tracker: Tracker | None = N
             samples=1,
             seed=rng.getrandbits(64),
         )
-        hands = [set(cards_of(mask)) for mask in hand_masks]
-        world = _walk_back(events, hands, pile_now, rng, must_play, undealt)
-        if world is not None and _replays(world, view, drawing):
-            return world
+        hidden = [set(cards_of(mask)) for mask in hand_masks]
+        pile = [CARDS[index] for index in pile_now]
+        for _ in range(MENDS):
+            walks += 1
+            found = _walk_back(events, [set(hand) for hand in hidden], pile, rng, must_play, undealt)
+            if isinstance(found, World):
+                if _replays(found, view, drawing):
+                    return found
+                break
+            if walks >= ATTEMPTS or not _mend(found, hidden, pile, excluded, view.seat, rng):
+                break
     raise NoWorldError(f"no world agrees with seat {view.seat}'s view after {ATTEMPTS} tries")
 
 
@@ -220,11 +248,11 @@ def _undealt(view: SeatView) -> set[Card]:
 def _walk_back(
     events: list[_Event],
     hands: list[set[Card]],
-    pile_now: tuple[int, ...],
+    pile_now: list[Card],
     rng: random.Random,
     must_play: bool,
     undealt: set[Card],
-) -> World | None:
+) -> World | _Shortfall:
     checks: list[list[tuple[int, int]]] = [[] for _ in hands]
     slots: list[list[tuple[int, int]]] = [[] for _ in hands]
     for index, event in enumerate(events):
@@ -246,15 +274,71 @@ def _walk_back(
                 else _hidden_draw(event, index, hand, checks[seat], slots[seat], rng, must_play, undealt)
             )
             if card is None or card not in hand:
-                return None
+                later = [mask for at, mask in checks[seat] if at > index]
+                return _Shortfall(seat, wanted=_takes(event, must_play), keep_out=_union(later))
             hand.remove(card)
             drawn.append(card)
         if event.cannot_hold and any(event.cannot_hold >> card.index & 1 for card in hand):
-            return None
+            unwanted = event.cannot_hold & mask_of(hand)
+            return _Shortfall(seat, unwanted=unwanted, keep_out=_union(mask for _, mask in checks[seat]))
     drawn.reverse()
-    rest = [CARDS[index] for index in pile_now]
+    rest = list(pile_now)
     rng.shuffle(rest)
     return World(tuple(tuple(sorted(hand, key=lambda c: c.index)) for hand in hands), (*drawn, *rest))
+
+
+def _union(masks: Iterable[int]) -> int:
+    union = 0
+    for mask in masks:
+        union |= mask
+    return union
+
+
+def _mend(
+    shortfall: _Shortfall,
+    hidden: list[set[Card]],
+    pile: list[Card],
+    excluded: list[int],
+    observer: int,
+    rng: random.Random,
+) -> bool:
+    """Swap one card of the short seat's hidden hand of now with another seat's or the pile's, so that the
+    next walk back gets past the point where this one failed. False when no swap can help."""
+    seat = shortfall.seat
+    if seat == observer:
+        return False
+    hand = hidden[seat]
+    barred = excluded[seat] | shortfall.keep_out
+    if shortfall.wanted:
+        incoming = shortfall.wanted & ~barred
+        outgoing = [card for card in hand if not shortfall.wanted >> card.index & 1]
+    else:
+        incoming = ~(barred | shortfall.unwanted)
+        outgoing = [card for card in hand if shortfall.unwanted >> card.index & 1]
+    places: list[tuple[int | None, Card]] = [
+        (other, card)
+        for other, cards in enumerate(hidden)
+        if other not in (seat, observer)
+        for card in cards
+        if incoming >> card.index & 1
+    ]
+    places.extend((None, card) for card in pile if incoming >> card.index & 1)
+    rng.shuffle(places)
+    rng.shuffle(outgoing)
+    for other, card in places:
+        fitting_out = [out for out in outgoing if other is None or not excluded[other] >> out.index & 1]
+        if not fitting_out:
+            continue
+        out = fitting_out[0]
+        hand.remove(out)
+        hand.add(card)
+        if other is None:
+            pile[pile.index(card)] = out
+        else:
+            hidden[other].remove(card)
+            hidden[other].add(out)
+        return True
+    return False
 
 
 def _takes(event: _Event, must_play: bool) -> int:
