@@ -18,7 +18,7 @@ from elferraus.errors import IllegalMoveError, RecordError
 from elferraus.game import Game
 from elferraus.moves import DRAW, Move
 from elferraus.position import format_position
-from elferraus.record import write_record
+from elferraus.record import read_record, write_record
 from elferraus.table.session import STAND_IN, Seat, Step, Table, TableSetup, TurnError
 from tests.support.engine_helpers import can_empty_hand
 from tests.support.tui_helpers import table_at
@@ -224,6 +224,13 @@ def test_undo_the_turn_under_way(levels: str, seed: int, action: str) -> None:
     move = DRAW if action == "draw" else next(move for move in game.legal_moves() if move.card is not None)
     game.push(move)
     assert game.turn == person
+    if action == "draw":  # a drawn card stays drawn: nothing before the draw comes back
+        assert table.undo_target(person) is None
+        assert table.undo_refusal(person) == "undo_drawn"
+        with pytest.raises(ValueError, match="drawn card"):
+            table.undo(person)
+        assert game.move_count == start + 1
+        return
     assert table.undo_target(person) == start  # after acting: the turn under way
     assert table.undo(person) == 1
     assert game.move_count == start
@@ -233,7 +240,7 @@ def test_undo_the_turn_under_way(levels: str, seed: int, action: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("levels", "seed"), [("human,greedy,medium", 2), ("medium,medium,human", 7), ("human,random", 3)]
+    ("levels", "seed"), [("human,greedy,medium", 2), ("medium,medium,human", 7), ("human,random", 10)]
 )
 def test_undo_the_last_finished_turn_and_the_computers_after_it(levels: str, seed: int) -> None:
     table = make_table(levels, seed=seed)
@@ -246,6 +253,8 @@ def test_undo_the_last_finished_turn_and_the_computers_after_it(levels: str, see
     computers_until_person(table)
     if game.is_over():
         pytest.fail("choose a seed where the game goes on")
+    drawn = [move for _mover, move, _drawn in game.history()[start:] if move == DRAW]
+    assert not drawn, "choose a seed where nobody draws in between (a drawn card is not taken back)"
     assert table.undo_target(person) == start
     made = game.move_count - start
     assert table.undo(person) == made
@@ -293,13 +302,61 @@ def test_undo_takes_back_a_turn_that_begins_the_game() -> None:
     assert table.undo_target(0) is None  # nothing done yet
     game.push(Move.parse("R13"))
     assert table.undo_target(0) == 0  # the turn under way, which began with the game
-    while not (table.is_person(game.turn) and table.made_for_person() is None):
+    while not (game.turn == 0 and game.moved(game.move_count - 1)[0] != 0):  # his turn, the computer's, his again
         game.push(table.made_for_person() or table.think())
     assert game.move_count > 2
+    assert DRAW not in [move for _mover, move, _drawn in game.history()]
     assert table.undo_target(0) == 0  # his only turn with a choice so far, and everything after it
+    trial = copy.deepcopy(table)
     count = game.move_count
     assert table.undo(0) == count
     assert format_position(game) == format_position(table_at(*TABLE_AT).game)
+    # nothing fits him now, so he draws: from then on that turn cannot be taken back, the drawn card stays drawn
+    assert trial.game.legal_moves() == (DRAW,)
+    trial.game.push(DRAW)
+    assert trial.undo_target(0) is None
+    assert trial.undo_refusal(0) == "undo_drawn"
+
+
+def drawn_so_far(game: Game) -> list[Any]:
+    """Every card that has come off the pile so far, in order."""
+    return [drawn for _mover, _move, drawn in game.history() if drawn is not None]
+
+
+@pytest.mark.parametrize(("levels", "seed"), [("human,random", 1), ("human,greedy,random", 2), ("random,human", 5)])
+def test_undo_never_puts_a_drawn_card_back_on_the_pile(levels: str, seed: int) -> None:
+    """Whatever is taken back, every card that came off the pile stays off it: the pile after an undo is the pile
+    before it, so the next draw shows a card nobody has seen, never one seen before the undo (no look ahead).
+    The game stays a valid ``elferraus/1`` record of the moves that stand."""
+    table = make_table(levels, seed=seed)
+    game, person = table.game, table.people[0]
+    rng = random.Random(seed)
+    undos = 0
+    while not game.is_over():
+        if table.person_to_move() and table.undo_target(person) is not None and rng.random() < 0.5:
+            pile, drawn = game.pile(), drawn_so_far(game)
+            table.undo(person)
+            undos += 1
+            assert game.pile() == pile  # no card went back: the next draw is the card that would have come anyway
+            assert drawn_so_far(game) == drawn
+            again = read_record(json.loads(json.dumps(write_record(game))))
+            assert format_position(again) == format_position(game)
+        step(table, rng)
+    assert undos > 3
+    assert format_position(read_record(write_record(game))) == format_position(game)
+
+
+def test_undo_after_drawing_is_refused_and_says_why() -> None:
+    """A turn in which the person drew is not taken back past the draw: the card has been seen."""
+    table = table_at(*TABLE_AT)
+    game = table.game
+    game.push(DRAW)  # G20: it does not fit
+    game.push(DRAW)  # Y1
+    assert table.undo_target(0) is None
+    assert table.undo_refusal(0) == "undo_drawn"
+    with pytest.raises(ValueError, match="drawn"):
+        table.undo(0)
+    assert [str(card) for card in drawn_so_far(game)] == ["G20", "Y1"]
 
 
 def test_undo_refuses_with_two_people() -> None:
@@ -579,13 +636,16 @@ def test_undo_skips_turns_without_a_choice(seed: int) -> None:
             for index in range(probe.move_count - 1, -1, -1):
                 probe.pop()
                 options[index] = len(probe.legal_moves())
-            own = [index for index, (mover, _move, _drawn) in enumerate(history) if mover == 0]
+            # nothing before the latest draw comes back (a drawn card stays drawn)
+            since = max((index + 1 for index, (_mover, move, _drawn) in enumerate(history) if move == DRAW), default=0)
+            own = [index for index, (mover, _move, _drawn) in enumerate(history) if mover == 0 and index >= since]
             if target is None:
                 assert all(options[index] == 1 for index in own)
             else:
                 checked += 1
+                assert target >= since
                 assert history[target][0] == 0
-                assert target == 0 or history[target - 1][0] != 0
+                assert target in (0, since) or history[target - 1][0] != 0
                 turn_end = next((i for i in range(target, len(history)) if history[i][0] != 0), len(history))
                 assert any(options[index] > 1 for index in range(target, turn_end))
                 assert all(options[index] == 1 for index in own if index >= turn_end)

@@ -106,6 +106,14 @@ def r13_app(lang: Lang, pace: float = 0.0) -> ElferRausApp:
     return ElferRausApp(choices("human", "greedy", pace=pace), lang=lang, table=table)
 
 
+def g12_app(lang: Lang) -> ElferRausApp:
+    """The R13 table, but you hold G12 for G4: the computer opens green, so your next turn has a choice with no
+    draw before it (a drawn card is never taken back)."""
+    you = "Du" if lang == "de" else "You"
+    table = table_at("R10-12", "R13Y3Y5G2G12B3B6R1R3", "R9Y11G11B11Y12Y10", "G20Y1B1", you=you)
+    return ElferRausApp(choices("human", "greedy"), lang=lang, table=table)
+
+
 def made_for_you_app(lang: Lang) -> ElferRausApp:
     """You draw a card that does not fit; the next draw is made for you, after a long pause."""
     return r13_app(lang, pace=600.0)
@@ -251,7 +259,7 @@ def test_table_in_pass_and_play(snap_compare: SnapCompare, lang: Lang) -> None:
 @LANGS
 def test_table_after_taking_back(snap_compare: SnapCompare, lang: Lang) -> None:
     """The note says in words what was taken back: your turn and the computer's after it."""
-    app = r13_app(lang)
+    app = g12_app(lang)
 
     async def run_before(pilot: Pilot[Any]) -> None:
         await your_turn(app)(pilot)

@@ -30,7 +30,7 @@ from elferraus.cards import Card, Color, parse_cards
 from elferraus.cli.main import build_parser
 from elferraus.cli.play import run_play
 from elferraus.errors import IllegalMoveError
-from elferraus.i18n import Lang, explain
+from elferraus.i18n import Lang, explain, tr
 from elferraus.moves import DRAW, PASS, Move
 from elferraus.position import format_position
 from elferraus.table.session import Seat, Table, TableSetup
@@ -712,8 +712,8 @@ UNDONE_ALONE = "Your last turn is taken back."
 @pytest.mark.parametrize(
     ("levels", "lang", "pace", "seed", "note"),
     [
-        (("human", "greedy", "random"), "en", 0.0, 3, UNDONE_TWO),
-        (("human", "greedy"), "de", 0.0, 3, UNDONE_ONE_DE),
+        (("human", "greedy", "random"), "en", 0.0, 9, UNDONE_TWO),
+        (("human", "greedy"), "de", 0.0, 14, UNDONE_ONE_DE),
         (("human", "greedy", "random"), "en", 30.0, 4, UNDONE_ALONE),
     ],
     ids=["after-the-computers", "after-one-computer-de", "while-they-play"],
@@ -736,7 +736,9 @@ def test_undo_takes_back_the_last_turn(levels: tuple[str, ...], lang: Lang, pace
         else:
             await my_turn(pilot, app)
             assert game.move_count > start + 2
-            assert app.table.undo_target(0) == start, "choose a seed without a forced turn of the person's in between"
+            assert app.table.undo_target(0) == start, (
+                "choose a seed without a forced turn of the person's, nor a draw, in between"
+            )
         await pilot.press("u")
         await my_turn(pilot, app)
         assert game.move_count == start
@@ -762,6 +764,31 @@ def test_undo_with_nothing_to_take_back_is_shown_disabled_and_says_so() -> None:
         await pilot.pause()
         assert app.table.game.move_count == count
         assert [n.message for n in app._notifications] == ["There is no turn of yours to take back."]
+
+    run(app, script)
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_undo_never_shows_the_pile(lang: Lang) -> None:
+    """Draw (a card that fits: the turn goes on), then "u": the card drawn stays drawn, so the next draw shows a card
+    nobody has seen, and the person is told why."""
+    table = table_at("R10-12", "R13Y3Y5G2G4B3B6R1R3", "Y11G11B11Y12Y10", "R9G20Y1")
+    app = ElferRausApp(choices("human", "greedy"), table=table, lang=lang)
+
+    async def script(pilot: Pilot[None]) -> None:
+        screen = await my_turn(pilot, app)
+        game = table.game
+        await pilot.press("z" if lang == "de" else "d")
+        await until(pilot, lambda: awaiting(app), "the choice after the draw")
+        assert game.record_moves() == ["0 draw R9"]
+        pile = game.pile()
+        await pilot.pause()
+        assert screen.query_one("#undo", Button).disabled
+        await pilot.press("u")
+        await pilot.pause()
+        assert game.record_moves() == ["0 draw R9"]
+        assert game.pile() == pile
+        assert [n.message for n in app._notifications] == [tr("undo_drawn", lang)]
 
     run(app, script)
 

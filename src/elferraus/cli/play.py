@@ -309,7 +309,7 @@ class PromptGame:
         table = self.table
         target = table.undo_target(HUMAN)
         if target is None:
-            self.say(tr("undo_none", self.lang))
+            self.say(tr(table.undo_refusal(HUMAN) or "undo_none", self.lang))
             return False
         movers = [mover for mover, _move, _drawn in table.game.history()[target:]]
         table.undo(HUMAN)

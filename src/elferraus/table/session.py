@@ -34,7 +34,7 @@ from elferraus.bots import Advice, Bot, MasterBot, hint_seed, make_bot, play_tur
 from elferraus.errors import RecordError
 from elferraus.game import Game
 from elferraus.match import Match
-from elferraus.moves import Move
+from elferraus.moves import DRAW, Move
 from elferraus.record import write_record
 from elferraus.rules import Rules
 from elferraus.table.saving import setup_of_record
@@ -343,21 +343,51 @@ class Table:
         it chose something in it), with everything after it. Turns without a
         choice (the opening 11, draws when nothing fits, an ending that was the
         only move) are skipped: taking back only those would replay them at once.
+
+        A drawn card is never put back on the pile, as at a real table: nothing
+        before the latest draw (anybody's) is taken back. The cards drawn have
+        been seen (by the person, or through what a computer then did or did
+        not lay), so putting them back would let the person look ahead. A turn
+        in which ``seat`` drew is taken back only to just after its draw (for
+        example, the drawn card laid becomes the drawn card held again); the
+        pile stays as it is, and the next draw shows the card that would have
+        come anyway. Undo leaves no trace in the record: the game is the moves
+        that stand, a valid ``elferraus/1`` record like any other.
         """
         if self.people != (seat,) or self.game.is_over() or seat in self.away:
             return None
+        return self._undo_target(seat)[0]
+
+    def undo_refusal(self, seat: int) -> str | None:
+        """Why ``seat`` cannot take back now, as a message key, or None if it can (see :meth:`undo_target`).
+
+        ``undo_people``: another person (or nobody) plays here, the seat is
+        away, or the game is over; ``undo_drawn``: the turn to take back lies
+        before a draw; ``undo_none``: there is no turn of the seat's with a choice.
+        """
+        if self.people != (seat,) or self.game.is_over() or seat in self.away:
+            return "undo_people" if self.people != (seat,) else "undo_none"
+        target, drawn = self._undo_target(seat)
+        if target is not None:
+            return None
+        return "undo_drawn" if drawn else "undo_none"
+
+    def _undo_target(self, seat: int) -> tuple[int | None, bool]:
+        """The target of :meth:`undo_target`, and whether a draw stopped the search for it."""
         choices = self._choice_counts()
         chose = False
         for index in range(self.game.move_count - 1, -1, -1):
-            mover = self.game.moved(index)[0]
+            mover, move = self.game.moved(index)
+            if move == DRAW:  # a drawn card stays drawn: take back to just after it, or nothing
+                return (index + 1 if chose and mover == seat else None), True
             if mover != seat:
                 chose = False
                 continue
             chose = chose or choices[index] > 1
             # a turn starts after another seat's move, or with the game (the opening turn, once he chose in it)
             if chose and (index == 0 or self.game.moved(index - 1)[0] != seat):
-                return index
-        return None
+                return index, False
+        return None, False
 
     def _choice_counts(self) -> list[int]:
         """For every move so far, how many legal moves there were to choose from.
@@ -391,6 +421,8 @@ class Table:
         """
         target = self.undo_target(seat)
         if target is None:
+            if self.undo_refusal(seat) == "undo_drawn":
+                raise ValueError("a drawn card does not go back on the pile: there is nothing to take back since")
             raise ValueError("there is no turn of yours to take back")
         taken = 0
         while self.game.move_count > target:

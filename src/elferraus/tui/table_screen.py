@@ -502,8 +502,7 @@ class TableScreen(Screen[None]):
 
     def action_undo_refused(self) -> None:
         """Say why there is nothing to take back: two people at the table, or no turn of the person's yet."""
-        key = "undo_people" if len(self.table.people) != 1 else "undo_none"
-        self.notify(tr(key, self.lang), severity="warning")
+        self.notify(tr(self.table.undo_refusal(self.viewer) or "undo_none", self.lang), severity="warning")
 
     def action_undo(self) -> None:
         """Take back the person's last turn (against computers only)."""
@@ -512,7 +511,7 @@ class TableScreen(Screen[None]):
             self.action_undo_refused()
             return
         if table.undo_target(self.viewer) is None:
-            self.notify(tr("undo_none", lang), severity="warning")
+            self.notify(tr(table.undo_refusal(self.viewer) or "undo_none", lang), severity="warning")
             return
         if self.awaiting:
             self._take_back()
