@@ -358,6 +358,7 @@ def test_two_friends_and_computers_play_a_game_by_link(
 
     # the host fills in the lobby
     host.goto(server.base + "/")
+    host.get_by_test_id("setup-open").click()  # every choice of the game, folded away under "Play now"
     host.get_by_test_id("players").select_option("4")
     host.get_by_test_id("create-name").fill("Anna")
     host.get_by_test_id("seat-kind-1").select_option("open")
@@ -466,6 +467,7 @@ def test_the_lobby_offers_every_level_and_master_last(
     computer, words = LEVEL_WORDS[device.lang]
     page = open_device(browser, contexts, device, problems)
     page.goto(server.base + "/")
+    page.get_by_test_id("setup-open").click()
     options = "(options) => options.map((option) => [option.value, option.textContent])"
     expect(page.get_by_test_id("seat-kind-1").locator("option")).to_have_count(1 + len(LEVEL_IDS))  # drawn
     seat = page.get_by_test_id("seat-kind-1").locator("option").evaluate_all(options)
@@ -813,6 +815,7 @@ def test_a_refused_new_game_is_explained_in_the_pages_language(
         page = open_device(browser, contexts, PHONE_DE, problems)
         page.goto(own.base + "/")
         page.get_by_test_id("create-name").fill("Anna")
+        page.get_by_test_id("setup-open").click()
         page.get_by_test_id("create").click()
         expect(page.get_by_test_id("lobby-error")).to_have_text(
             "zu viele neue Spiele von deiner Adresse: warte eine Minute und versuche es dann noch einmal"

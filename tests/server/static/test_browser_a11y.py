@@ -80,6 +80,8 @@ def open_screen(server: Server, page: Page, screen: str) -> None:  # noqa: F811 
     """Bring ``page`` to ``screen``, in a room of its own."""
     if screen == "lobby":
         page.goto(server.base + "/")
+        expect(page.get_by_test_id("play-now")).to_be_visible()
+        page.get_by_test_id("setup-open").click()  # axe looks at the folded choices too
         expect(page.get_by_test_id("create")).to_be_visible()
         return
     if screen == "room-waiting":
@@ -293,11 +295,14 @@ def test_a_whole_game_with_the_keyboard_alone(
     page = open_device(browser, contexts, DEVICES[2], problems)  # the laptop, in English
     keys = Keyboard(page)
     page.goto(server.base + "/")
-    expect(page.get_by_test_id("create")).to_be_visible()
+    expect(page.get_by_test_id("play-now")).to_be_visible()
 
     # the lobby: two players, the other a computer, no pause between moves
     keys.tab_to("create-name")
     page.keyboard.type("Anna")
+    keys.tab_to("setup-open")
+    keys.press("Enter")  # the choices of the game unfold
+    expect(page.get_by_test_id("setup")).to_have_attribute("open", "")
     keys.tab_to("players")
     for _ in range(2):
         keys.press("ArrowUp")  # 4 -> 2

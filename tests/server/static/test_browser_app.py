@@ -116,7 +116,7 @@ def test_the_manifest_parses_and_its_icons_are_there(
 ) -> None:
     page = open_device(browser, contexts, PHONE_DE, problems)
     page.goto(server.base + "/")
-    expect(page.get_by_test_id("create")).to_be_visible()
+    expect(page.get_by_test_id("play-now")).to_be_visible()
     cdp = page.context.new_cdp_session(page)
     manifest = cdp.send("Page.getAppManifest", {})
     assert manifest["url"] == server.base + "/static/manifest.webmanifest"

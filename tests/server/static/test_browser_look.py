@@ -437,7 +437,7 @@ def test_screenshots_of_lobby_table_and_result_match_the_committed_ones(
 ) -> None:
     page = open_page(browser, contexts, device, problems, screenshots=True)
     page.goto(seeded.base + "/")
-    expect(page.get_by_test_id("create")).to_be_visible()
+    expect(page.get_by_test_id("play-now")).to_be_visible()
     wait_until(page, SETTLED)
     compare_screenshot(page, f"lobby-{device.name}", full_page=True)
 

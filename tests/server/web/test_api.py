@@ -92,6 +92,24 @@ def test_create_a_room(tmp_path: Path) -> None:
     run(tmp_path, test)
 
 
+def test_a_room_created_to_start_at_once_has_its_game_and_computers_in_the_open_seats(tmp_path: Path) -> None:
+    """The lobby's "Play now": no waiting room; the open seats went to computers of the fill level."""
+
+    async def test(base: str) -> None:
+        seats = [{"kind": "computer", "level": "easy"}, {"kind": "open"}]
+        answer = await post(base, "/api/rooms", json={"name": "Anna", "players": 3, "seats": seats, "start": True})
+        assert answer.status_code == 201
+        data = (await get(base, f"/api/rooms/{answer.json()['code']}")).json()
+        assert data["status"] == "playing"
+        assert [(seat["kind"], seat["level"]) for seat in data["seats"]] == [
+            ("person", None),
+            ("computer", "easy"),
+            ("computer", "medium"),
+        ]
+
+    run(tmp_path, test)
+
+
 def test_one_address_cannot_create_rooms_without_end(tmp_path: Path) -> None:
     """20 rooms at once, then 10 a minute: the 21st is refused with the reason and when to come back.
     Refused requests do not count: a person correcting the form is never locked out."""

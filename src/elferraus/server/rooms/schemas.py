@@ -153,6 +153,9 @@ class NewRoom(_Input):
         le=5,
         description="seconds a computer waits before each move (and the table before a person's only move)",
     )
+    start: bool = Field(
+        False, description="start the game at once, the open seats taken by computers (no waiting room)"
+    )
 
 
 class Join(_Input):

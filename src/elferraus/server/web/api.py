@@ -63,6 +63,8 @@ async def create_room(request: Request, choice: NewRoom, lang: Language = "en") 
         if creation_rate > 0:
             await bus.give_back(bucket, creation_rate, ROOM_BURST)
         raise
+    if choice.start:  # "play now": the host's first page is the table, not the waiting room
+        await room.start(0)
     answer = NewRoomAnswer(
         code=room.code, seat=0, token=token, invite=f"/r/{room.code}", link=f"/r/{room.code}#t={token}"
     )

@@ -53,6 +53,17 @@ export function knownRooms() {
   return rooms.sort();
 }
 
+const NAME_KEY = "elferraus-name";
+
+/** The name the reader last played under here ("" when none). */
+export function savedName() {
+  return recall(NAME_KEY) || "";
+}
+
+export function saveName(name) {
+  store(NAME_KEY, name || null);
+}
+
 export function savedLang() {
   return recall(LANG_KEY);
 }

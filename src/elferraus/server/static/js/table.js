@@ -141,13 +141,18 @@ export class TableScreen {
       this.focusResult = true;
     }
     const toResult = this.focusResult;
+    const firstTable = model.hasGame && !(previous && previous.hasGame);
+    const lost = !document.activeElement || document.activeElement === document.body || document.activeElement === this.root
+      || !document.activeElement.isConnected;
     this.render();
     const resultFocused = toResult && !this.focusResult; // drawn now, and it took the focus
     if (previous && previous.hasGame) this.els.boardWrap.scrollLeft = scroll;
     else centerEleven(this.els.boardWrap);
     if (!previous || !previous.hasGame || model.log.length !== previous.log.length) revealLast(this.els.boardWrap);
     this.scrollables();
-    if (!resultFocused) this.restoreFocus(focused, previous);
+    if (!resultFocused) this.restoreFocus(focused);
+    // the table just drawn (by "Play now", or after "Start the game" took its button away): the keys start in the hand
+    if (firstTable && lost && model.me !== null && !isOver(model)) this.focusHand();
     this.announcer.follow(previous, model);
     if (flight) fly(flight, this.els.boardWrap);
     flipDrawn(previous, model, this.els.hand);
@@ -246,7 +251,16 @@ export class TableScreen {
     fill(e.handHead, `${t("your_hand")} · ${count} ${count === 1 ? t("card") : t("cards")}`);
     const legal = this.legalCards();
     const myTurn = m.turn === m.me && !isOver(m);
-    if (!hand.includes(this.cursor)) this.cursor = hand.find((c) => legal.has(c)) || hand[0] || null;
+    // The hand is one Tab stop (its cursor); on the reader's turn it rests on a card that fits, when one does:
+    // whenever the turn comes to him or his hand changes, and when the card it was on has gone.
+    const key = hand.join(" ");
+    const turnStarted = myTurn && !this.wasMyTurn;
+    if (!hand.includes(this.cursor) || ((turnStarted || key !== this.handKey) && legal.size && !legal.has(this.cursor))) {
+      this.cursor = aim(hand, legal, this.handCards ? this.handCards.indexOf(this.cursor) : -1);
+    }
+    this.handKey = key;
+    this.handCards = hand;
+    this.wasMyTurn = myTurn;
     const width = e.hand.clientWidth || this.root.clientWidth || 360;
     const lines = handLines(hand, width);
     fill(e.hand, lines.map((line) => h("div", { class: "hand-line" }, line.map((card, i) => {
@@ -327,18 +341,14 @@ export class TableScreen {
     this.render();
   }
 
-  restoreFocus(testid, previous) {
+  restoreFocus(testid) {
     if (!testid) return;
-    let el = this.root.querySelector(`[data-testid="${testid}"]`);
-    if (!el && testid.startsWith("card-")) {
-      const cards = [...this.els.hand.querySelectorAll(".card")];
-      const before = previous && previous.hand ? previous.hand.indexOf(testid.slice(5)) : 0;
-      el = cards[Math.min(Math.max(before, 0), cards.length - 1)] || null;
-      if (el) {
-        this.cursor = el.dataset.card;
-        for (const card of cards) card.tabIndex = card === el ? 0 : -1;
-      }
+    // a card had the focus: it goes to the hand's cursor (the same card, or where renderHand() moved it)
+    if (testid.startsWith("card-")) {
+      this.focusHand();
+      return;
     }
+    const el = this.root.querySelector(`[data-testid="${testid}"]`);
     if (el && !el.disabled && !el.closest("[hidden]")) el.focus({ preventScroll: true });
     else if (el) this.focusHand();
   }
@@ -398,6 +408,20 @@ export class TableScreen {
     this.cursor = cards[next].dataset.card;
     cards[next].focus();
   }
+}
+
+/** The card of `hand` for the cursor: the one that fits nearest to `index` (where it was; on a tie the one to
+ * the right), else the card at `index`, else the first. */
+function aim(hand, legal, index) {
+  const at = Math.max(0, index);
+  let best = null;
+  hand.forEach((card, i) => {
+    if (!legal.has(card)) return;
+    const distance = Math.abs(i - at) * 2 + (i < at ? 1 : 0);
+    if (best === null || distance < best.distance) best = { card, distance };
+  });
+  if (best) return best.card;
+  return hand[Math.min(at, hand.length - 1)] || null;
 }
 
 /** Enter on a button or a link means that control (Draw, End turn, a link), never "lay the card under the cursor". */
