@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 # chromium-headless-shell): the browser tests' pages cost it two thirds of the CPU time of the whole browser.
 CHROMIUM ?= /usr/lib/chromium/chromium-headless-shell
 
-.PHONY: play test check lint typecheck layers browser bench bench-faults clean fuzz train league exploiters
+.PHONY: play test check lint typecheck layers browser bench bench-faults lighthouse clean fuzz train league exploiters
 
 $(STAMP): requirements/dev.lock requirements/older-pythons.lock pyproject.toml $(wildcard src/elferraus/_core/*.c src/elferraus/_core/*.h)
 	$(PYTHON) -m venv $(VENV)
@@ -65,6 +65,13 @@ fuzz: $(STAMP)
 # are answered while the database fails (p99 under 50 ms on a quiet machine), measured and reported here.
 bench-faults: $(STAMP) browser
 	$(BIN)/python -m benchmarks.site.faults
+
+# Lighthouse's scores of every page (lobby, rules, waiting room, table, watching, result, replay), phone and
+# desktop, English and German, printed as a table; Lighthouse itself is the npm package locked in
+# benchmarks/site/lighthouse/ (Node.js and npm, installed when missing).
+lighthouse: $(STAMP) browser
+	@command -v npm >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null; }
+	ELFERRAUS_CHROMIUM=$(CHROMIUM) $(BIN)/python -m benchmarks.site.lighthouse $(LIGHTHOUSE_ARGS)
 
 bench: $(STAMP)
 	$(PYTHON) -m venv .venv-bench
