@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 # chromium-headless-shell): the browser tests' pages cost it two thirds of the CPU time of the whole browser.
 CHROMIUM ?= /usr/lib/chromium/chromium-headless-shell
 
-.PHONY: play test check lint typecheck layers browser bench bench-faults lighthouse clean fuzz train league exploiters
+.PHONY: play test check lint typecheck layers browser bench bench-faults lighthouse screenshots clean fuzz train league exploiters
 
 $(STAMP): requirements/dev.lock requirements/older-pythons.lock pyproject.toml $(wildcard src/elferraus/_core/*.c src/elferraus/_core/*.h)
 	$(PYTHON) -m venv $(VENV)
@@ -31,8 +31,8 @@ test: lint typecheck layers browser
 	env -u PYTHONDONTWRITEBYTECODE ELFERRAUS_CHROMIUM=$(CHROMIUM) $(BIN)/pytest -n $(TEST_WORKERS) --dist worksteal
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests benchmarks examples
-	$(BIN)/ruff format --check src tests benchmarks examples
+	$(BIN)/ruff check src tests benchmarks examples docs/screenshots
+	$(BIN)/ruff format --check src tests benchmarks examples docs/screenshots
 
 typecheck: $(STAMP)
 	$(BIN)/mypy --strict src
@@ -72,6 +72,11 @@ bench-faults: $(STAMP) browser
 lighthouse: $(STAMP) browser
 	@command -v npm >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null; }
 	ELFERRAUS_CHROMIUM=$(CHROMIUM) $(BIN)/python -m benchmarks.site.lighthouse $(LIGHTHOUSE_ARGS)
+
+# The web game's screenshots in docs/screenshots/ (lobby, table, result; phone and desktop; light and dark), made
+# anew from a seeded game so that the README shows the page as it is.
+screenshots: $(STAMP) browser
+	ELFERRAUS_CHROMIUM=$(CHROMIUM) $(BIN)/python -m docs.screenshots.make
 
 bench: $(STAMP)
 	$(PYTHON) -m venv .venv-bench
