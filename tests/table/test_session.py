@@ -810,3 +810,27 @@ def test_records_and_from_records_resume_the_whole_match() -> None:
     assert resumed.match.scores == table.match.scores
     with pytest.raises(RecordError, match="no game"):
         Table.from_records([])
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_a_save_at_any_moment_resumes_the_turn_where_it_stood(seed: int) -> None:
+    """A save in the middle of a turn (a person's or a computer's: lays made, cards drawn, the end not yet made)
+    resumes that same turn at the same point, and the game plays on to its end from there."""
+    table = make_table("human,greedy,random", seed=seed)
+    rng = random.Random(seed)
+    middles = 0
+    while not table.game.is_over():
+        game = table.game
+        middles += bool(game.laid_this_turn() or game.draws_this_turn)
+        resumed = Table.from_record(json.loads(json.dumps(table.record())))
+        assert format_position(resumed.game) == format_position(game)
+        assert resumed.game.legal_moves() == game.legal_moves()
+        if game.move_count % 10 == 0:
+            other = random.Random(game.move_count)
+            while not (coming := resumed.next_step()).kind.endswith("over"):
+                resumed.play(
+                    coming.move or (other.choice(resumed.game.legal_moves()) if coming.kind == "ask" else resumed.think())
+                )
+            assert resumed.game.winner is not None
+        step(table, rng)
+    assert middles > 10

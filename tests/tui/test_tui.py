@@ -1422,15 +1422,16 @@ def test_moves_made_for_the_person_are_shown_one_by_one_and_take_no_key(
             if game.move_count == 2:
                 await pilot.press(draw_key, "enter", "e", "b", "h")  # pressed during a pause: never acted on
                 pressed = True
-            if game.move_count == 4:  # the end of the turn, shown for a pause of its own
+            if text == lines[lang][-1]:  # the end of the turn, said while it is still his, for a pause of its own
+                assert game.turn == 0
                 break
             await held.next(pilot, app)
-        assert game.record_moves()[:4] == ["0 draw G20", "0 draw Y1", "0 draw B1", "0 pass"]
         assert [line for line in shown if line in lines[lang]] == lines[lang], shown
         assert set(seen) <= set(shown), (seen, shown)
         assert seen[-1] == lines[lang][-1]
         table_screen(app).pace = 0.0
         await held.next(pilot, app)
+        assert game.record_moves()[:4] == ["0 draw G20", "0 draw Y1", "0 draw B1", "0 pass"]
         await pilot.press("space")
         await my_turn(pilot, app)  # the computer played, and you have a choice again
         assert [text for text in game.record_moves()[4:] if text.startswith("0 ")] == [], "a key acted later"
@@ -1503,3 +1504,108 @@ def test_the_table_is_centred_on_a_larger_terminal(size: tuple[int, int]) -> Non
         assert body.x > 0
 
     run(app, script, size)
+
+
+# -- what the footer, the status line and the dialogs say while others play ------------------------------------------
+
+
+def footer_keys(app: ElferRausApp) -> list[tuple[str, str]]:
+    """The footer's keys as shown: (key, word)."""
+    return [(key.key_display, key.description) for key in app.screen.query(FooterKey)]
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_the_footers_enter_says_what_enter_does_on_the_focused_control(lang: Lang) -> None:
+    """Tab to a button: the footer's ⏎ names that button's action (never "lay"), and Enter does exactly that."""
+    table = table_at("R10-12", "R13Y3Y5G2G4B3B6R1R3", "R9Y11G11B11Y12Y10", "G20Y1B1")
+    app = ElferRausApp(choices("human", "greedy"), table=table, lang=lang)
+    lay, draw = tr("key_lay", lang), tr("key_draw", lang)
+
+    async def script(pilot: Pilot[None]) -> None:
+        screen = await my_turn(pilot, app)
+        await pilot.pause()
+        assert ("⏎", lay) in footer_keys(app)
+        await pilot.press("tab")
+        await pilot.pause()
+        assert app.focused is screen.query_one("#draw", Button)
+        assert [word for key, word in footer_keys(app) if key == "⏎"] == [draw]
+        await pilot.press("shift+tab")
+        await pilot.pause()
+        assert isinstance(app.focused, HandView)
+        assert [word for key, word in footer_keys(app) if key == "⏎"] == [lay]
+        await pilot.press("tab", "enter")
+        await until(pilot, lambda: table.game.move_count > 0, "the draw")
+        assert table.game.record_moves()[0] == "0 draw G20"
+
+    run(app, script)
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_no_line_of_the_persons_turn_stays_while_a_computer_plays(lang: Lang, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The line that says why the person's turn ends is shown while it is still his turn; once a computer is to
+    move, the status line speaks of that computer and the note is empty."""
+    held = HeldPauses()
+
+    async def holding(screen: TableScreen, seconds: float) -> None:
+        await held.pause(screen, seconds)
+
+    monkeypatch.setattr(TableScreen, "_pause", holding)
+    table = table_at("R10-12", "R8Y3Y5G2G4B3B6R1R3", "R9Y11G11B11Y12Y10", "G20Y1B1")  # nothing fits: all made for you
+    app = ElferRausApp(choices("human", "greedy", pace=1.0), lang=lang, table=table)
+    ends = tr("made_pass_draws", lang, drawn="B1")
+
+    async def script(pilot: Pilot[None]) -> None:
+        game = table.game
+        await until(pilot, lambda: held.waiting, "the first pause")
+        shown: list[str] = []
+        while held.waiting and len(shown) < 12:
+            text = str(status(app).content)
+            shown.append(text)
+            if game.turn != 0 and not game.is_over():
+                assert not status(app).has_class("auto"), text
+                assert table.names[game.turn] in text, text
+                assert text_of(app, "#note") == ""
+            await held.next(pilot, app)
+        assert ends in shown  # said, while it was still his turn
+        assert game.record_moves()[:4] == ["0 draw G20", "0 draw Y1", "0 draw B1", "0 pass"]
+
+    run(app, script)
+
+
+@pytest.mark.parametrize("key", ["question_mark", "s", "q"], ids=["help", "save", "quit"])
+def test_the_computers_wait_while_a_dialog_is_open(key: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Help, save or quit opened during the computers' turns: no move is made behind it; closed, play goes on."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    held = HeldPauses()
+
+    async def holding(screen: TableScreen, seconds: float) -> None:
+        await held.pause(screen, seconds)
+
+    monkeypatch.setattr(TableScreen, "_pause", holding)
+    table = table_at("R10-12", "R13Y3Y5G2G4B3B6R1R3", "R9Y11G11B11Y12Y10", "G20Y1B1")
+    app = ElferRausApp(choices("human", "greedy", pace=1.0), table=table)
+
+    async def script(pilot: Pilot[None]) -> None:
+        game = table.game
+        await my_turn(pilot, app)
+        await pilot.press("enter")  # R13; the end of the turn is made for you, then the computer plays
+        for _ in range(5):
+            await until(pilot, lambda: held.waiting, "a pause")
+            if game.turn == 1:
+                break
+            await held.next(pilot, app)
+        assert held.waiting
+        assert game.turn == 1
+        await pilot.press(key)
+        await until(pilot, lambda: app.screen is not table_screen(app), "the dialog")
+        dialog = app.screen
+        count = game.move_count
+        held._go.set()  # the pause ends: still no move behind the dialog
+        await until(pilot, lambda: table_screen(app).waiting_for_dialog or game.move_count > count, "the driver")
+        assert game.move_count == count
+        assert app.screen is dialog
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is table_screen(app), "the dialog to close")
+        await until(pilot, lambda: game.move_count > count, "the computer's move")
+
+    run(app, script, size=(120, 36))

@@ -24,10 +24,13 @@ def localize_bindings(
         shown: key -> whether the footer shows it (e.g. ``z`` for German players, ``d`` for English ones).
     """
     shown = shown or {}
-    for key, bindings in node._bindings.key_to_bindings.items():
-        for index, binding in enumerate(bindings):
-            if binding.action in words:
-                bindings[index] = dataclasses.replace(
-                    binding, description=tr(words[binding.action], lang), show=shown.get(key, binding.show)
-                )
+    table = node._bindings.key_to_bindings
+    for key, bindings in list(table.items()):
+        # a new list for the node: the lists of its class's bindings are shared by every instance of the class
+        table[key] = [
+            dataclasses.replace(binding, description=tr(words[binding.action], lang), show=shown.get(key, binding.show))
+            if binding.action in words
+            else binding
+            for binding in bindings
+        ]
     node.refresh_bindings()

@@ -42,7 +42,7 @@ from elferraus.table.words import (
 from elferraus.tui.dialogs import HandoffScreen
 from elferraus.tui.keys import localize_bindings
 from elferraus.tui.requests import RoundOver, SaveWanted
-from elferraus.tui.widgets import HandView, OpponentsView, RowsView, SeatLine
+from elferraus.tui.widgets import ActionButton, HandView, OpponentsView, RowsView, SeatLine
 
 WIDE = 112
 """From this many columns on, the move log sits beside the table instead of below it."""
@@ -118,6 +118,11 @@ class TableScreen(Screen[None]):
         """Pass-and-play: the shown hand is covered until the next person takes over."""
         self._awaiting = False
         self._skip = asyncio.Event()
+        self._uncovered = asyncio.Event()
+        """Set while no dialog covers the table (the driver makes no move behind one)."""
+        self._uncovered.set()
+        self.waiting_for_dialog = False
+        """The driver waits for a dialog over the table to close before its next move."""
         self._undo_requested = False
         self._logged = 0
 
@@ -144,8 +149,8 @@ class TableScreen(Screen[None]):
         if self.too_small and action in _TABLE_ACTIONS:
             return False
         choosing = self.awaiting and not self.hidden
-        if action == "go":
-            return choosing
+        if action == "go":  # Enter lays the selected card only from the hand: on a button it presses the button
+            return choosing and (self.focused is None or isinstance(self.focused, HandView))
         if action in _MOVES:
             return (True if self._allowed(action) else None) if choosing else False
         if action == "hint":
@@ -181,10 +186,10 @@ class TableScreen(Screen[None]):
                 yield Static(id="note")
                 yield HandView(id="hand")
                 with Horizontal(id="actions"):
-                    yield Button(f"{tr('button_draw', lang)} ({self._key('d')})", id="draw", compact=True)
-                    yield Button(f"{tr('button_end', lang)} ({self._key('e')})", id="end", compact=True)
-                    yield Button(f"{tr('button_hint', lang)} (h)", id="hint", compact=True)
-                    yield Button(f"{tr('button_undo', lang)} (u)", id="undo", compact=True)
+                    yield ActionButton(f"{tr('button_draw', lang)} ({self._key('d')})", "key_draw", lang, id="draw")
+                    yield ActionButton(f"{tr('button_end', lang)} ({self._key('e')})", "key_end", lang, id="end")
+                    yield ActionButton(f"{tr('button_hint', lang)} (h)", "key_hint", lang, id="hint")
+                    yield ActionButton(f"{tr('button_undo', lang)} (u)", "key_undo", lang, id="undo")
             yield RichLog(id="log", wrap=True, markup=False, auto_scroll=True)
         yield Static(id="too-small", markup=False)
         yield Footer()
@@ -291,15 +296,16 @@ class TableScreen(Screen[None]):
             making = False
             self.awaiting = False
             self._set_status(tr("status_thinking", self.lang, name=table.names[seat]) + " …")
+            self.query_one("#note", Static).update("")  # a note of the person's turn never stays into another's
             started = time.perf_counter()
             move = await asyncio.to_thread(table.think)
             if self._stopped(worker):
                 return
             await self._pause(self.pace - (time.perf_counter() - started))
-            if self._stopped(worker):
-                return
-            if self._undo_requested:
-                continue
+            if not await self._ready_to_move():
+                if self._stopped(worker):
+                    return
+                continue  # an undo
             self.query_one("#note", Static).update("")
             self._play(move)
 
@@ -312,24 +318,52 @@ class TableScreen(Screen[None]):
 
         The status line says what the move was once it is made; the pause before it shows the
         move before it: the one made for him just before, or (``first``) his own last move, or
-        why his turn has no choice. Keys pressed
-        meanwhile do nothing, now or later: the driver takes no key, and the person's own
-        keys work only on his choice.
+        why his turn has no choice. A move that ends his turn is said (why it ends) while it is
+        still his turn, for a pause of its own, and then made: once another seat is to move, the
+        status line speaks of that seat, never of his turn gone by. Keys pressed meanwhile do
+        nothing, now or later: the driver takes no key, and the person's own keys work only on
+        his choice.
         """
         game = self.table.game
         before = game.view(seat)
         if first:
             self._set_status(made_for_coming_line(before, move, self.lang), made=True)
         await self._pause(self.pace)
-        if self._undo_requested or self._stopped(get_current_worker()):
+        if not await self._ready_to_move():
+            return
+        trial = game.copy()
+        trial.push(move)
+        if trial.is_over() or trial.turn != seat:
+            self._set_status(made_for_done_line(before, move, trial.view(seat), self.lang), made=True)
+            await self._pause(self.pace)  # the turn ends with this move: let it be read before the others play
+            if not await self._ready_to_move():
+                return
+            self._play(move)
+            if not game.is_over() and len(self.table.people) > 1:
+                self.hidden = True  # pass-and-play: his cards are covered as soon as his turn ends
+            self.refresh_table()
             return
         self._play(move)
-        if not game.is_over() and game.turn != seat and len(self.table.people) > 1:
-            self.hidden = True  # pass-and-play: his cards are covered as soon as his turn ends
         self.refresh_table()
         self._set_status(made_for_done_line(before, move, game.view(seat), self.lang), made=True)
-        if game.is_over() or game.turn != seat:
-            await self._pause(self.pace)  # the turn ends with this move: let it be seen before the others play
+
+    async def _ready_to_move(self) -> bool:
+        """After a pause, before the driver makes a move: wait while a dialog covers the table (nobody moves
+        behind help, save or quit); False if the move is off (the driver stops, or an undo came first)."""
+        worker = get_current_worker()
+        if not self._uncovered.is_set():
+            self.waiting_for_dialog = True
+            try:
+                await self._uncovered.wait()
+            finally:
+                self.waiting_for_dialog = False
+        return not (self._undo_requested or self._stopped(worker))
+
+    def on_screen_suspend(self) -> None:
+        self._uncovered.clear()
+
+    def on_screen_resume(self) -> None:
+        self._uncovered.set()
 
     async def _pause(self, seconds: float) -> None:
         """Wait ``seconds`` unless the player skips."""

@@ -8,15 +8,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 from textual import events
+from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.message import Message
 from textual.widget import Widget
+from textual.widgets import Button
 
 from elferraus.cards import ELEVEN, NUMBERS, Card, Color
 from elferraus.i18n import Lang, tr
 from elferraus.table.words import LABEL_WIDTH, SYMBOLS, cell_width
+from elferraus.tui.keys import localize_bindings
 from elferraus.tui.theme import TONES
 
 ROW_WIDTH = LABEL_WIDTH + sum(cell_width(n) for n in range(1, NUMBERS + 1))
@@ -298,3 +302,23 @@ class OpponentsView(Widget):
 
     def get_content_height(self, container: object, viewport: object, width: int) -> int:
         return max(len(self._lines), 1)
+
+
+class ActionButton(Button):
+    """A button of the table whose Enter the footer names: "⏎ draw" while it has the focus, never "⏎ lay".
+
+    Args:
+        label: the button's text.
+        word: the message key of its footer word (``key_draw``, ...).
+        lang: the language to speak.
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "press", "press", key_display="⏎")]
+
+    def __init__(self, label: str, word: str, lang: Lang, *, id: str) -> None:
+        super().__init__(label, id=id, compact=True)
+        self.word = word
+        self.lang: Lang = lang
+
+    def on_mount(self) -> None:
+        localize_bindings(self, self.lang, {"press": self.word})
