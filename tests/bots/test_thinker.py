@@ -136,3 +136,31 @@ def test_a_thinker_whose_asker_went_away_mid_move_exits_quietly() -> None:
         thinker.stdin.close()
         assert thinker.wait(60) == 0
         assert thinker.stderr.read() == b""
+
+
+def test_advice_is_a_new_searchers_and_keeps_no_computer() -> None:
+    """A request to advise answers what a new ``master`` with that seed advises from the view (a search's rates
+    too, past the hoarding), pickled on the way, and the thinker keeps no computer for it; a level that does
+    not search gives no advice, and says so."""
+    game = Game.deal(players=4, seed=5)
+    players = {seat: make_bot("medium", seat_seed(5, seat)) for seat in range(4)}
+    start_players(players, game)
+    computers = Computers()
+    reasons = set()
+    while not game.is_over():
+        view = game.view(game.turn)
+        if len(view.legal) > 1 and game.move_count % 3 == 0:
+            fresh = make_bot("master", 77)
+            fresh.start_game(view.seat, view.players, view.rules)
+            expected = fresh.advise(view)  # type: ignore[attr-defined]
+            (request,) = read_messages(encode(Request(-1, "master", 77, view, advise=True)))
+            (answer,) = read_messages(encode(computers.answer(request)))
+            assert (answer.move, answer.advice, answer.error) == (expected.move, expected, None)
+            reasons.add(expected.reason)
+        game.push(players[game.turn].choose(view))
+    assert len(computers) == 0
+    assert {"plan", "search"} <= reasons
+    refused = computers.answer(Request(-1, "medium", 1, Game.deal(players=2, seed=1).view(0), advise=True))
+    assert refused.move is None
+    assert refused.advice is None
+    assert "medium gives no advice" in (refused.error or "")

@@ -12,6 +12,10 @@ one died) is made afresh and plays on from its view. The asker names the
 computers it has let go in ``forget``; past :data:`KEEP` the thinker lets go
 of the longest unused itself.
 
+A request may ask for advice instead of a move (``advise``): a searching
+level's move and its grounds (:class:`~elferraus.bots.search.Advice`), as the
+hints give them. Its computer is made for that request alone and not kept.
+
 Messages are pickled, each behind its length (4 bytes, big-endian): both ends
 are this package, and a thinker is its asker's own child. It answers
 :class:`Ready` first, then one :class:`Answer` per request, in order, and
@@ -37,6 +41,7 @@ from dataclasses import dataclass
 from typing import IO, Any
 
 from elferraus.bots import Bot, make_bot
+from elferraus.bots.search import Advice, SearchBot
 from elferraus.moves import Move
 from elferraus.view import SeatView
 
@@ -50,22 +55,26 @@ _LENGTH = 4
 @dataclass(frozen=True, slots=True)
 class Request:
     """Choose the move of the computer ``key`` (``name`` seeded with ``seed``) from ``view``; first let go of
-    the computers in ``forget``."""
+    the computers in ``forget``. With ``advise``: answer a new ``name``'s advice (a searching level's), and
+    keep no computer for it."""
 
     key: int
     name: str
     seed: int
     view: SeatView
     forget: tuple[int, ...] = ()
+    advise: bool = False
 
 
 @dataclass(frozen=True, slots=True)
 class Answer:
-    """The move chosen (or why none was: ``error``, the computer's exception as text) and the seconds it took."""
+    """The move chosen (or why none was: ``error``, the computer's exception as text) and the seconds it took;
+    for a request to ``advise``, the advice too."""
 
     move: Move | None
     seconds: float
     error: str | None = None
+    advice: Advice | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +123,8 @@ class Computers:
         for key in request.forget:
             self._bots.pop(key, None)
         started = time.perf_counter()
+        if request.advise:
+            return _advice(request, started)
         try:
             bot = self._bots.get(request.key)
             if bot is None:
@@ -129,6 +140,27 @@ class Computers:
         except Exception:  # any fault of a computer is its asker's to report, with the thinker's traceback
             return Answer(None, time.perf_counter() - started, traceback.format_exc())
         return Answer(move, time.perf_counter() - started)
+
+
+def advise(name: str, seed: int, view: SeatView) -> Advice:
+    """The advice of a new searching computer ``name`` (seeded with ``seed``) in the place of ``view``'s seat.
+
+    Raises:
+        ValueError: ``name`` is not a searching level (it gives no advice).
+    """
+    bot = make_bot(name, seed)
+    if not isinstance(bot, SearchBot):
+        raise ValueError(f"{name} gives no advice: it is not a searching level")
+    bot.start_game(view.seat, view.players, view.rules)
+    return bot.advise(view)
+
+
+def _advice(request: Request, started: float) -> Answer:
+    try:
+        advice = advise(request.name, request.seed, request.view)
+    except Exception:  # as a move's: the asker reports it
+        return Answer(None, time.perf_counter() - started, traceback.format_exc())
+    return Answer(advice.move, time.perf_counter() - started, advice=advice)
 
 
 def serve(requests: IO[bytes], answers: IO[bytes]) -> None:
@@ -175,4 +207,17 @@ if __name__ == "__main__":
     sys.exit(_main())
 
 
-__all__ = ["KEEP", "LARGEST", "Answer", "Computers", "Ready", "Request", "decode", "encode", "length", "main", "serve"]
+__all__ = [
+    "KEEP",
+    "LARGEST",
+    "Answer",
+    "Computers",
+    "Ready",
+    "Request",
+    "advise",
+    "decode",
+    "encode",
+    "length",
+    "main",
+    "serve",
+]

@@ -328,9 +328,14 @@ class Table:
         It sees that person's view only, like every computer player.
         """
         seat = self.game.turn
-        bot = MasterBot(seed if seed is not None else hint_seed(self._game_seed, self.game.move_count))
+        bot = MasterBot(seed if seed is not None else self.hint_seed())
         bot.start_game(seat, self.players, self.game.rules)
         return bot.advise(self.game.view(seat))
+
+    def hint_seed(self) -> int:
+        """The seed of :meth:`hint`'s ``master`` now: the same position of the same deal gets the same hint,
+        wherever it is thought (a web server asks it of a thinker process with the mover's view)."""
+        return hint_seed(self._game_seed, self.game.move_count)
 
     # -- taking back ----------------------------------------------------------
 

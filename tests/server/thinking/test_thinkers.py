@@ -152,3 +152,37 @@ def test_a_searching_level_plays_a_game_in_thinkers_as_in_this_process(level: st
         assert len(thinkers.thought) == 2
 
     asyncio.run(play())
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("workers", [0, 1], ids=["in-a-thread", "in-a-thinker"])
+def test_advice_is_masters_with_the_same_seed_wherever_it_is_thought(workers: int) -> None:
+    view = a_choice(seed=8)
+    bot = make_bot("master", 21)
+    bot.start_game(view.seat, view.players, view.rules)
+    expected = bot.advise(view)  # type: ignore[attr-defined]
+
+    async def ask() -> object:
+        thinkers = Thinkers(workers)
+        try:
+            return await asyncio.wait_for(thinkers.advise("master", 21, view, "test hint"), 120)
+        finally:
+            await thinkers.close()
+
+    assert asyncio.run(ask()) == expected
+
+
+@pytest.mark.timeout(120)
+def test_advice_no_thinker_lives_to_give_is_refused_not_made_up(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="elferraus.server")
+    command = [sys.executable, "-c", "import os; os._exit(9)"]
+
+    async def ask() -> object:
+        thinkers = Thinkers(1, command=command)
+        try:
+            return await asyncio.wait_for(thinkers.advise("master", 4, a_choice(), "test hint"), 120)
+        finally:
+            await thinkers.close()
+
+    with pytest.raises(ThinkerError, match="test hint: no advice from master: 3 thinkers in a row did not start"):
+        asyncio.run(ask())

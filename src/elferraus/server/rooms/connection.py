@@ -22,9 +22,19 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from elferraus.i18n import Lang
 from elferraus.server.rooms.reactions import MAX_QUEUED_REACTIONS, REACTION_BURST, REACTION_INTERVAL
 from elferraus.server.rooms.room import Room
-from elferraus.server.rooms.schemas import Act, Hello, MoveFrame, ReactFrame, message_of, read_frame, too_deep
+from elferraus.server.rooms.schemas import (
+    Act,
+    Hello,
+    HintFrame,
+    MoveFrame,
+    ReactFrame,
+    message_of,
+    read_frame,
+    too_deep,
+)
 from elferraus.server.rooms.settings import RoomError
 from elferraus.server.site.bus import Bus, TokenBucket
+from elferraus.table.hints import hint_line
 
 MAX_FRAME = 4096
 """The longest text frame a client may send (bytes)."""
@@ -88,6 +98,8 @@ class Connection:
         self._bad = 0
         self._closed = False
         self._sending_away = False
+        self._hinting: asyncio.Task[None] | None = None
+        """The hint being waited for (thought apart, so that the client's other frames are read meanwhile)."""
 
     # -- out ------------------------------------------------------------------
 
@@ -154,6 +166,8 @@ class Connection:
                         if frame is not None:
                             await self._handle(frame)
                 finally:
+                    if self._hinting is not None:
+                        self._hinting.cancel()
                     self.room.listeners.discard(self.state_changed)
                     self.room.audience.discard(self.reacted)
                     self.room.disconnect(self.seat)
@@ -197,7 +211,7 @@ class Connection:
         self.state_changed(self.room)
         return True
 
-    async def _receive(self, *, greeting: bool = False) -> Hello | MoveFrame | Act | ReactFrame | None:
+    async def _receive(self, *, greeting: bool = False) -> Hello | MoveFrame | HintFrame | Act | ReactFrame | None:
         """The next frame, checked against its schema, or None if it was refused (and answered).
 
         Raises:
@@ -250,11 +264,15 @@ class Connection:
         self._closed = True
         self._wake.set()
 
-    async def _handle(self, frame: Hello | MoveFrame | Act | ReactFrame) -> None:
+    async def _handle(self, frame: Hello | MoveFrame | HintFrame | Act | ReactFrame) -> None:
         room = self.room
         try:
             if isinstance(frame, MoveFrame):
                 await room.move(self.seat, frame.move, frame.seq)
+            elif isinstance(frame, HintFrame):
+                if self._hinting is not None:  # a newer question: the older answer would come too late
+                    self._hinting.cancel()
+                self._hinting = asyncio.get_running_loop().create_task(self._hint(frame.seq))
             elif isinstance(frame, ReactFrame):
                 room.check_reaction(self.seat)
                 await self._take_reaction()
@@ -271,6 +289,18 @@ class Connection:
                 await room.rematch(self.seat)
         except RoomError as error:
             self.error(error.code, message_of(error, self.lang))
+
+    async def _hint(self, seq: int) -> None:
+        """Answer a ``hint``: the move ``master`` would make in this seat's place, and why, in words."""
+        try:
+            view, advice = await self.room.hint(self.seat, seq)
+        except RoomError as error:
+            self.error(error.code, message_of(error, self.lang))
+            return
+        table = self.room.table
+        names = table.names if table is not None else [f"{seat + 1}" for seat in range(view.players)]
+        text = hint_line(view, advice, names, self.lang)
+        self.send({"type": "hint", "seq": seq, "move": str(advice.move), "reason": advice.reason, "text": text})
 
     async def _take_reaction(self) -> None:
         """Pay for a reaction: from this connection's bucket, then from its seat's on the site.

@@ -27,6 +27,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
+from elferraus.bots.search import Advice
 from elferraus.errors import IllegalMoveError, NotationError
 from elferraus.i18n import tr
 from elferraus.match import Match
@@ -47,8 +48,9 @@ from elferraus.server.storage.types import (
     SeatRow,
     StoreError,
 )
-from elferraus.server.thinking.pool import IN_THREADS
+from elferraus.server.thinking.pool import IN_THREADS, ThinkerError
 from elferraus.table.session import Seat, Table, TableSetup, TurnError
+from elferraus.view import SeatView
 
 LOG = logging.getLogger("elferraus.server")
 T = TypeVar("T")
@@ -118,6 +120,8 @@ class Room(Driving, Replica):
         """The room expired (``expire``): nothing changes it any more, and its clients are sent away."""
         self.thinkers = IN_THREADS
         """Where its computers choose (set by the lobby: the process's thinkers)."""
+        self._hint: tuple[int, asyncio.Future[Advice]] | None = None
+        """The hint of the position at a ``seq``, being thought or thought (one per position, whoever asks)."""
 
     def new_seed(self) -> int:
         """The seed a new match is dealt from: random, and never told to anybody (a test may replace it)."""
@@ -377,6 +381,39 @@ class Room(Driving, Replica):
             await self._push(move, seat)
 
         await self._change(change)
+
+    async def hint(self, seat: int | None, seq: int) -> tuple[SeatView, Advice]:
+        """What ``master`` would do in ``seat``'s place at ``seq``, and why, with the view it saw: the hint of
+        the terminal game (:meth:`Table.hint`, the same seed), thought once per position by the process's
+        thinkers. Only for a person alone with computers: at a table of people it would be help the others
+        do not get.
+
+        Raises:
+            RoomError: a spectator (``not_a_player``), no game under way (``wrong_status``), an older ``seq``
+                (``stale``), another seat's turn (``not_your_turn``), other people at the table
+                (``no_hints``), or no thinker could give it (``no_hint_now``).
+        """
+        if seat is None:
+            raise RoomError("not_a_player")
+        if self.status != "playing" or self.table is None:
+            raise RoomError("wrong_status", "web_error_not_playing")
+        if seq != self.seq:
+            raise RoomError("stale", seq=seq, current=self.seq)
+        table = self.table
+        if table.game.is_over() or table.game.turn != seat:
+            raise RoomError("not_your_turn")
+        if table.people != (seat,):
+            raise RoomError("no_hints")
+        view = table.game.view(seat)
+        if self._hint is None or self._hint[0] != seq:
+            where = f"room {self.code} seat {seat} hint"
+            thought = asyncio.ensure_future(self.thinkers.advise("master", table.hint_seed(), view, where))
+            thought.add_done_callback(_retrieve)
+            self._hint = (seq, thought)
+        try:
+            return view, await asyncio.shield(self._hint[1])
+        except ThinkerError:
+            raise RoomError("no_hint_now") from None
 
     async def _push(self, move: Move, seat: int | None = None) -> None:
         """Store the move of the seat to move, then have the table make it and tell everybody (the caller holds

@@ -212,6 +212,13 @@ class MoveFrame(_Input):
     move: Annotated[str, StringConstraints(max_length=8)]
 
 
+class HintFrame(_Input):
+    """Ask what ``master`` would do in the connection's seat's place at ``seq`` (the newest state it saw)."""
+
+    type: Literal["hint"]
+    seq: int
+
+
 class Act(_Input):
     """A frame without fields: ``start``, ``next``, ``rematch``, ``ping``."""
 
@@ -225,9 +232,9 @@ class ReactFrame(_Input):
     reaction: Reaction
 
 
-Frame = Annotated[Hello | MoveFrame | Act | ReactFrame, Field(discriminator="type")]
-_FRAME: TypeAdapter[Hello | MoveFrame | Act | ReactFrame] = TypeAdapter(Frame)
-FRAME_TYPES = ("hello", "move", "start", "next", "rematch", "ping", "react")
+Frame = Annotated[Hello | MoveFrame | HintFrame | Act | ReactFrame, Field(discriminator="type")]
+_FRAME: TypeAdapter[Hello | MoveFrame | HintFrame | Act | ReactFrame] = TypeAdapter(Frame)
+FRAME_TYPES = ("hello", "move", "hint", "start", "next", "rematch", "ping", "react")
 
 # The message key a field's refusal is worded with; a field not listed gets the general one.
 _FIELD_MESSAGES = {
@@ -305,7 +312,7 @@ def too_deep(text: str | bytes, limit: int = MAX_NESTING) -> bool:
     return False
 
 
-def read_frame(text: str) -> Hello | MoveFrame | Act | ReactFrame:
+def read_frame(text: str) -> Hello | MoveFrame | HintFrame | Act | ReactFrame:
     """One WebSocket text frame, checked.
 
     Raises:

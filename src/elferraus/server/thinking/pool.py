@@ -18,6 +18,10 @@ A thinker that dies is named in the log and replaced at once; the move it
 was thinking is asked again of the new one, whose computers play on from
 their views. A move whose thinkers died :data:`TRIES` times is played by
 :data:`FALLBACK`, and the log says so: the room goes on.
+
+A person's hint (:meth:`Thinkers.advise`) is thought the same way, by the
+least busy thinker; advice no thinker lived to give is refused
+(:class:`ThinkerError`), never made up.
 """
 
 from __future__ import annotations
@@ -32,9 +36,11 @@ import weakref
 from collections import Counter, deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from elferraus.bots import Bot, make_bot
-from elferraus.bots.thinker import Answer, Ready, Request, decode, encode, length
+from elferraus.bots.search import Advice
+from elferraus.bots.thinker import Answer, Ready, Request, advise, decode, encode, length
 from elferraus.moves import Move
 from elferraus.view import SeatView
 
@@ -71,15 +77,16 @@ class ThinkerError(RuntimeError):
 
 @dataclass(eq=False)
 class _Ask:
-    """A move asked of a thinker, and who waits for it."""
+    """A move (or advice) asked of a thinker, and who waits for it."""
 
     key: int
     name: str
     seed: int
     view: SeatView
     where: str
-    future: asyncio.Future[Move]
+    future: asyncio.Future[Any]
     tries: int = 0
+    advise: bool = False
 
 
 @dataclass(eq=False)
@@ -174,6 +181,29 @@ class Thinkers:
             slot.task = asyncio.get_running_loop().create_task(self._live(slot), name=f"thinker {slot.number}")
         return await future
 
+    async def advise(self, name: str, seed: int, view: SeatView, where: str) -> Advice:
+        """The advice of a new searching computer ``name`` seeded with ``seed`` in the place of ``view``'s seat
+        (:func:`elferraus.bots.thinker.advise`), thought by the least busy thinker.
+
+        Raises:
+            ThinkerError: the computer raised an exception, or its thinkers died :data:`TRIES` times.
+        """
+        if not self._slots:
+            return await asyncio.to_thread(advise, name, seed, view)
+        if self.closing:
+            raise RuntimeError("the thinkers are stopping")
+        slot = min(self._slots, key=lambda slot: (len(slot.queue) + (slot.thinking is not None), slot.computers))
+        future: asyncio.Future[Advice] = asyncio.get_running_loop().create_future()
+        ask = _Ask(-1, name, seed, view, where, future, advise=True)
+        if slot.failed_starts >= TRIES:
+            _fall_back(ask, f"{slot.failed_starts} thinkers in a row did not start")
+        else:
+            slot.queue.append(ask)
+        slot.wake.set()
+        if slot.task is None or slot.task.done():
+            slot.task = asyncio.get_running_loop().create_task(self._live(slot), name=f"thinker {slot.number}")
+        return await future
+
     def _key(self, bot: Bot) -> int:
         key = self._keys.get(bot)
         if key is None:
@@ -252,7 +282,7 @@ class Thinkers:
                 ask = slot.thinking = getting.result()
                 getting = None
                 forget, slot.forget = tuple(slot.forget), []
-                process.stdin.write(encode(Request(ask.key, ask.name, ask.seed, ask.view, forget)))
+                process.stdin.write(encode(Request(ask.key, ask.name, ask.seed, ask.view, forget, ask.advise)))
                 await process.stdin.drain()
                 answer = await _read(process.stdout)
                 if answer is None:
@@ -277,7 +307,9 @@ class Thinkers:
             self.thought[slot.pid] += 1
         if ask.future.done():  # its room stopped waiting (the driver was cancelled)
             return
-        if answer.move is not None:
+        if ask.advise and answer.advice is not None:
+            ask.future.set_result(answer.advice)
+        elif not ask.advise and answer.move is not None:
             ask.future.set_result(answer.move)
         else:
             ask.future.set_exception(ThinkerError(f"{ask.where}: {ask.name} failed in its thinker:\n{answer.error}"))
@@ -310,8 +342,12 @@ class Thinkers:
 
 
 def _fall_back(ask: _Ask, why: str) -> None:
-    """Let :data:`FALLBACK` play the move no thinker chose, and say so."""
+    """Let :data:`FALLBACK` play the move no thinker chose, and say so; refuse advice no thinker gave."""
     if ask.future.done():
+        return
+    if ask.advise:
+        LOG.warning("%s: no advice from %s: %s", ask.where, ask.name, why)
+        ask.future.set_exception(ThinkerError(f"{ask.where}: no advice from {ask.name}: {why}"))
         return
     try:
         move = make_bot(FALLBACK, ask.seed).choose(ask.view)
