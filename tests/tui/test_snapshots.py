@@ -240,7 +240,7 @@ def test_new_game_screen_on_a_small_terminal_with_a_list_open(snap_compare: Snap
 
 @LANGS
 def test_table_in_pass_and_play(snap_compare: SnapCompare, lang: Lang) -> None:
-    """Two persons at one screen: the hand shown is the one who took over; undo is shown disabled."""
+    """Two persons at one screen: the hand shown is the one who took over; undo is not offered."""
     app = ElferRausApp(choices("human", "greedy", "human"), lang=lang, seed=7, start=True)
 
     def choosing() -> bool:

@@ -160,8 +160,8 @@ class TableScreen(Screen[None]):
             return not choosing if what == "hint" else choosing and not self._allowed(what)
         if action == "skip":
             return not self.awaiting and not self.table.game.is_over()
-        if action == "undo":  # shown disabled with two people or nothing to take back; "u" then says why
-            return True if self._can_undo() else None
+        if action == "undo":  # not offered with two people; disabled with nothing to take back ("u" says why)
+            return False if len(self.table.people) != 1 else True if self._can_undo() else None
         if action == "undo_refused":
             return not self._can_undo()
         return True
@@ -275,7 +275,12 @@ class TableScreen(Screen[None]):
                 return
             assert step.seat is not None
             seat = step.seat
-            if step.kind in ("ask", "made_for_person") and (self.hidden or self.viewer != seat):
+            if step.kind == "made_for_person" and (self.hidden or self.viewer != seat):
+                assert step.move is not None
+                await self._make_covered(seat, step.move)  # pass-and-play: no hand-over for a move nobody chooses
+                making = False
+                continue
+            if step.kind == "ask" and (self.hidden or self.viewer != seat):
                 self._skip.clear()
                 self.hidden = True
                 self.refresh_table()
@@ -346,6 +351,19 @@ class TableScreen(Screen[None]):
         self._play(move)
         self.refresh_table()
         self._set_status(made_for_done_line(before, move, game.view(seat), self.lang), made=True)
+
+    async def _make_covered(self, seat: int, move: Move) -> None:
+        """Pass-and-play: make a person's only legal move with the cards covered, as the others see it.
+
+        Nobody is handed the device for a move he does not choose (the opening 11, a draw when nothing fits);
+        the status line says whose turn it is, and the log shows the move as the others see it (no drawn card).
+        """
+        self.hidden = True
+        self.refresh_table()
+        self._set_status(tr("status_other", self.lang, name=self.table.names[seat]))
+        await self._pause(self.pace)
+        if await self._ready_to_move():
+            self._play(move)
 
     async def _ready_to_move(self) -> bool:
         """After a pause, before the driver makes a move: wait while a dialog covers the table (nobody moves
@@ -427,8 +445,8 @@ class TableScreen(Screen[None]):
         self.query_one("#end", Button).disabled = PASS not in legal
         self.query_one("#hint", Button).disabled = not legal
         undo = self.query_one("#undo", Button)
+        undo.display = len(table.people) == 1  # taking back is for a person alone with computers: never offered else
         undo.disabled = table.undo_target(self.viewer) is None
-        undo.tooltip = tr("undo_people", lang) if len(table.people) != 1 else None
         self.refresh_bindings()  # the footer follows the buttons
 
     def _title(self) -> str:
