@@ -542,4 +542,8 @@ def test_a_terminal_gets_lines_wrapped_between_words_never_inside_a_card_or_a_nu
     for hand in hands:
         assert " ".join(hand.split()) in words
     assert asked, "the person never had a choice once the pile was empty"
-    assert re.search(r"Hint: \S+ — .+ \(about a \d+% chance to win, across \d+ ways the hidden cards may lie\)", words)
+    assert re.search(
+        r"Hint: \S+ — .+ \(with this move you won \d+% of the games played out from here, over \d+ ways the hidden"
+        r" cards may lie\)",
+        words,
+    )

@@ -55,8 +55,11 @@ def advice(move: Move, reason: str = "search") -> Advice:
 
 
 RATE = {
-    "en": " (about a 61% chance to win, across 320 ways the hidden cards may lie)",
-    "de": " (etwa 61 Prozent Gewinnchance bei 320 möglichen Kartenverteilungen)",
+    "en": " (with this move you won 61% of the games played out from here, over 320 ways the hidden cards may lie)",
+    "de": (
+        " (mit diesem Zug hast du 61 Prozent der von hier aus zu Ende gespielten Partien gewonnen,"
+        " bei 320 möglichen Kartenverteilungen)"
+    ),
 }
 AFTER: dict[str, dict[Lang, str]] = {
     "search": RATE,

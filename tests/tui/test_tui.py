@@ -589,8 +589,8 @@ def test_hint_by_masters_search() -> None:
         await until(pilot, lambda: text_of(app, "#note").startswith("Hint:"), "the hint")
         note = text_of(app, "#note")
         found = re.fullmatch(
-            r"Hint: ([RYGB]\d+|draw|end turn) — (.+) \(about a \d+% chance to win, across \d+ ways the hidden cards"
-            r" may lie\)",
+            r"Hint: ([RYGB]\d+|draw|end turn) — (.+) \(with this move you won \d+% of the games played out from here,"
+            r" over \d+ ways the hidden cards may lie\)",
             note,
         )
         assert found, note
