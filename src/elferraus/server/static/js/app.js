@@ -38,9 +38,12 @@ function setContext(text) {
   chrome.context.textContent = text || "";
 }
 
-function setConnection(text) {
+/** The connection's badge: `text` short (one line on a phone), `whole` the same in full (its title). */
+function setConnection(text, whole = "") {
   chrome.connection.textContent = text || "";
   chrome.connection.hidden = !text;
+  if (whole) chrome.connection.title = whole;
+  else chrome.connection.removeAttribute("title");
 }
 
 async function switchLang(code = lang() === "de" ? "en" : "de") {

@@ -1,5 +1,7 @@
 // A tiny element builder: h("button", {class: "x", onclick: f}, "text", child).
 
+import { t } from "./i18n.js";
+
 export function h(tag, attrs, ...children) {
   const el = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs || {})) {
@@ -56,4 +58,24 @@ export function keyboardScrollable(el) {
 
 export function reducedMotion() {
   return window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+}
+
+/** A button that copies `text` (else selects it in the input beside it) and says whether it did. */
+export function copyButton(text, testid) {
+  const button = h("button", { type: "button", class: "copy", "data-testid": testid, onclick: async () => {
+    let ok = false;
+    try {
+      await navigator.clipboard.writeText(text);
+      ok = true;
+    } catch {
+      const input = button.parentElement.querySelector("input");
+      if (input) {
+        input.select();
+        ok = document.execCommand && document.execCommand("copy");
+      }
+    }
+    button.textContent = ok ? t("web_copied") : t("web_copy_failed");
+    setTimeout(() => { button.textContent = t("web_copy"); }, 2000);
+  } }, t("web_copy"));
+  return button;
 }

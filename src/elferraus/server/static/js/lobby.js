@@ -4,7 +4,7 @@
 // its code. The rules to choose from are the server's presets (GET /api/rules).
 
 import { h, fill } from "./dom.js";
-import { t, lang, levelWord } from "./i18n.js";
+import { t, lang, levelWord, seatName, has } from "./i18n.js";
 import { api } from "./api.js";
 import { remember, knownRooms, savedName, saveName } from "./storage.js";
 import { cardFace } from "./board.js";
@@ -80,6 +80,9 @@ export class Lobby {
         this.select("fill", t("web_fill"), LEVELS.map((level) => [level, levelWord(level)]), v.fill, (value) => { v.fill = value; }),
         this.select("pace", t("setup_pace"), PACE_CHOICES.map((s) => [s, fmt(s)]), v.pace, (value) => { v.pace = Number(value); })),
       h("button", { class: "primary", type: "submit", "data-testid": "create" }, t("web_create")));
+    // (open as it was: the "toggle" event comes a moment after the click, maybe after a redraw)
+    const shown = this.root.querySelector("details.setup");
+    if (shown) this.setupOpen = shown.open;
     const setup = h("details", { class: "card-panel setup", "data-testid": "setup", open: this.setupOpen,
       ontoggle: (e) => { this.setupOpen = e.target.open; } },
     h("summary", { "data-testid": "setup-open" }, t("web_setup_own")), form);
@@ -103,8 +106,37 @@ export class Lobby {
           h("h1", {}, t("app_title")), h("p", { class: "tagline" }, t("web_tagline"))),
         quick, this.error, setup, join,
         rooms.length ? h("section", { class: "card-panel rooms" }, h("h2", {}, t("web_your_rooms")),
-          h("ul", {}, rooms.map((code) => h("li", {}, h("a", { href: `/r/${code}`, "data-testid": `room-${code}` }, code))))) : null));
+          h("ul", {}, rooms.map((code) => h("li", {}, h("a", { href: `/r/${code}`, "data-testid": `room-${code}` },
+            this.roomLine(code)))))) : null));
     this.root.className = "lobby-screen";
+    this.askRooms(rooms);
+  }
+
+  /** Who plays in room `code` and how far it is, once the server said (else nothing yet). */
+  roomLine(code) {
+    const line = [h("b", { class: "code" }, code)];
+    const room = this.rooms && this.rooms[code];
+    if (room === null) line.push(h("span", { class: "room-state" }, t("web_room_state_gone")));
+    if (!room) return line;
+    const names = (room.seats || []).map((seat, i) => seatName(seat, i)).join(", ");
+    const key = `web_room_state_${room.status}`;
+    line.push(h("span", { class: "room-names" }, names), h("span", { class: "room-state" }, has(key) ? t(key) : room.status));
+    return line;
+  }
+
+  /** The rooms this browser holds a seat in, as anybody may see them: asked once a visit, then drawn. */
+  askRooms(codes) {
+    if (this.rooms || !codes.length) return;
+    this.rooms = {};
+    Promise.all(codes.slice(0, 12).map((code) => api(`/api/rooms/${code}`).then((room) => [code, room], () => [code, null])))
+      .then((answers) => {
+        // drawn into the links alone: the rest of the lobby (a name being typed) stays as it is
+        for (const [code, room] of answers) {
+          this.rooms[code] = room;
+          const link = this.root.querySelector(`[data-testid="room-${code}"]`);
+          if (link) fill(link, this.roomLine(code));
+        }
+      });
   }
 
   /** Make the room: `way` "now" (three computers, started at once), "friends" (a seat open for a friend, the

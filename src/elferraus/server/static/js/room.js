@@ -75,8 +75,16 @@ export class RoomScreen {
   }
 
   onStatus(status) {
-    const words = { connecting: page.frame ? t("web_reconnecting") : t("web_connecting"), reconnecting: t("web_reconnecting"), refused: t("web_reconnecting") };
-    this.ctx.setConnection(words[status] || "");
+    // the badge in the header is short (one line on a phone); its title and the screen reader say it whole
+    const lost = page.frame && status !== "open";
+    const words = { connecting: lost ? t("web_reconnecting_short") : t("web_connecting"), reconnecting: t("web_reconnecting_short"),
+      refused: t("web_reconnecting_short") };
+    this.ctx.setConnection(words[status] || "", lost || status === "reconnecting" || status === "refused" ? t("web_reconnecting") : "");
+    // back online: the note that a move could not be sent is old
+    if (status === "open" && this.offline) {
+      this.offline = false;
+      if (this.table && this.table.error === t("web_reconnecting")) this.table.setError("");
+    }
   }
 
   onState(frame) {
@@ -153,6 +161,7 @@ export class RoomScreen {
 
   send(frame) {
     if (!this.connection.send(frame)) {
+      this.offline = true;
       if (this.table) this.table.setError(t("web_reconnecting"));
       return false;
     }
@@ -186,6 +195,7 @@ export class RoomScreen {
         next: () => this.send({ type: "next" }),
         rematch: () => this.send({ type: "rematch" }),
         react: (reaction) => this.send({ type: "react", reaction }),
+        ownLink: () => (page.token ? this.ownLink() : null),
       });
     }
     if (this.previousTurn !== model.turn) this.table.setError("");

@@ -3,7 +3,7 @@
 // drawn from one model (state.js) of the newest `state` frame; every word of
 // the game in it is a message the server sent (docs/web-protocol.md).
 
-import { h, fill, keyboardScrollable } from "./dom.js";
+import { h, fill, keyboardScrollable, copyButton } from "./dom.js";
 import { t, has, say, levelWord } from "./i18n.js";
 import { isOver } from "./state.js";
 import { isCard, cardFace, cardLabel, renderBoard, handLines, cardWidth, centerEleven } from "./board.js";
@@ -43,8 +43,8 @@ function renderSeat(m, index) {
     class: `seat${toMove ? " to-move" : ""}${m.winner === index ? " winner" : ""}`, "data-testid": `seat-${index}`,
     "aria-current": toMove ? "true" : null,
   },
-  h("span", { class: "seat-name" }, toMove ? h("span", { class: "turn-mark", "aria-hidden": "true" }, "▶ ") : null,
-    h("b", {}, m.names[index]),
+  h("span", { class: "seat-name" },
+    h("span", { class: "who" }, toMove ? h("span", { class: "turn-mark", "aria-hidden": "true" }, "▶ ") : null, h("b", {}, m.names[index])),
     seat.kind === "computer" && seat.level ? h("span", { class: "level" }, ` (${levelWord(seat.level)})`) : null,
     toMove ? h("span", { class: "sr-only" }, `, ${t("web_to_move")}`) : null),
   h("span", { class: "seat-count", "data-testid": `count-${index}` }, h("b", {}, String(count)), ` ${count === 1 ? t("card") : t("cards")}`),
@@ -94,9 +94,12 @@ export class TableScreen {
       logHead: h("h2", { id: "log-head" }),
       log: h("ol", { class: "log", "data-testid": "log", "aria-labelledby": "log-head" }),
       keys: h("p", { class: "keys muted" }),
+      watchHint: h("p", { class: "watch-hint", "data-testid": "watch-hint", hidden: true }),
+      otherDevice: h("details", { class: "other-device", "data-testid": "other-device", ontoggle: () => this.renderOtherDevice() },
+        h("summary", { "data-testid": "other-device-open" })),
     };
     const e = this.els;
-    this.handArea = h("section", { class: "hand-area" }, e.handHead, e.hand);
+    this.handArea = h("section", { class: "hand-area" }, e.handHead, e.watchHint, e.hand);
     this.actionsBar = h("div", { class: "actions" }, e.draw, e.end);
     fill(this.root,
       h("div", { class: "play" },
@@ -104,7 +107,7 @@ export class TableScreen {
         h("section", { class: "table-area", "aria-labelledby": "board-head" },
           h("div", { class: "board-head" }, e.boardTitle, e.pile, e.sound), e.boardWrap),
         h("div", { class: "status-area" }, e.status, e.madeFor, e.error, e.lastMove),
-        e.result, this.handArea, this.actionsBar, this.reactions.el, e.keys),
+        e.result, this.handArea, this.actionsBar, this.reactions.el, e.otherDevice, e.keys),
       h("aside", { class: "log-area" }, e.logHead, e.log),
       this.announcer.el);
     this.root.classList.add("table-screen");
@@ -198,13 +201,18 @@ export class TableScreen {
     // the status, and what was done for the reader
     e.status.textContent = statusText(m);
     e.status.classList.toggle("mine", m.me !== null && m.turn === m.me && m.legal.length > 0);
-    e.madeFor.textContent = say(m.madeFor, m.names, m.me);
-    e.madeFor.hidden = !m.madeFor;
+    // what the table did for the reader belongs to his turn: once another player is to move, it is old news
+    const note = m.madeFor && m.turn === m.me && !over ? say(m.madeFor, m.names, m.me) : "";
+    e.madeFor.textContent = note;
+    e.madeFor.hidden = !note;
     e.error.textContent = this.error;
     const latest = m.log.length ? say(m.log[m.log.length - 1], m.names, m.me) : "";
     if (e.lastMove.textContent !== latest) e.lastMove.textContent = latest;
     e.keys.textContent = m.me !== null ? t("web_keys") : "";
     e.keys.hidden = m.me === null;
+    e.otherDevice.hidden = m.me === null || !(this.actions.ownLink && this.actions.ownLink());
+    e.otherDevice.firstChild.textContent = t("web_other_device");
+    if (e.otherDevice.open) this.renderOtherDevice();
     this.renderResult(over);
     this.renderHand();
     this.renderButtons();
@@ -239,8 +247,11 @@ export class TableScreen {
   renderHand() {
     const m = this.model;
     const e = this.els;
+    e.watchHint.hidden = m.me !== null;
     if (m.me === null) {
       fill(e.handHead, t("web_watching"));
+      // a player on a new device with the plain invite: how to take his own seat (his link; nobody else's)
+      e.watchHint.textContent = t("web_watching_hint");
       e.hand.replaceChildren();
       this.handArea.classList.add("watching");
       return;
@@ -284,6 +295,26 @@ export class TableScreen {
     e.hand.classList.toggle("narrow", narrow < 28);
   }
 
+  /** "Play on another device": the reader's own link (with his seat's token), drawn when opened. */
+  renderOtherDevice() {
+    const details = this.els.otherDevice;
+    const summary = details.firstChild;
+    const own = this.actions.ownLink && this.actions.ownLink();
+    if (!details.open || !own) {
+      details.replaceChildren(summary);
+      return;
+    }
+    const link = `${location.origin}${own}`;
+    const shown = details.querySelector("input");
+    if (shown && shown.value === link && details.dataset.lang === document.documentElement.lang) return;
+    details.dataset.lang = document.documentElement.lang;
+    details.replaceChildren(summary,
+      h("p", { class: "muted" }, t("web_own_link_hint")),
+      h("div", { class: "copy-line" },
+        h("input", { readonly: true, value: link, "data-testid": "own-link", "aria-label": t("web_own_link"), onfocus: (ev) => ev.target.select() }),
+        copyButton(link, "copy-own")));
+  }
+
   /** The board and the log are Tab stops while they scroll (then the arrow keys scroll them). */
   scrollables() {
     keyboardScrollable(this.els.boardWrap);
@@ -307,6 +338,11 @@ export class TableScreen {
     const focused = document.activeElement;
     e.draw.disabled = this.pending || !mine || !m.legal.includes("draw");
     e.end.disabled = this.pending || !mine || !m.legal.includes("pass");
+    // The filled button is the move to make, not whichever is usable: while a card fits, the cards are (no
+    // button is filled); Draw when nothing fits and one may draw; End turn when the turn can only end.
+    const fits = mine && m.legal.some(isCard);
+    e.draw.classList.toggle("primary", mine && !fits && m.legal.includes("draw"));
+    e.end.classList.toggle("primary", mine && !fits && !m.legal.includes("draw") && m.legal.includes("pass"));
     this.actionsBar.hidden = m.me === null || isOver(m);
     if ((focused === e.draw || focused === e.end) && (focused.disabled || this.actionsBar.hidden)) this.focusHand();
     e.hand.setAttribute("aria-busy", this.pending ? "true" : "false");

@@ -1,7 +1,7 @@
 // A room before the start: its seats, the invite link, the player's own
 // link; the host starts, a visitor takes a free seat.
 
-import { h, fill } from "./dom.js";
+import { h, fill, copyButton } from "./dom.js";
 import { t, seatName, levelWord } from "./i18n.js";
 import { api } from "./api.js";
 import { loadPresets, presetNamed } from "./presets.js";
@@ -103,7 +103,8 @@ export class WaitingView {
       } else {
         action = h("p", { class: "waiting-note" }, t("web_room_full"));
       }
-      parts = [heading, this.message ? h("p", { class: "error", role: "alert" }, this.message) : null, seatsPanel, action, share];
+      const hint = h("p", { class: "watch-hint", "data-testid": "watch-hint" }, open.length ? t("web_watching_hint_free") : t("web_watching_hint"));
+      parts = [heading, this.message ? h("p", { class: "error", role: "alert" }, this.message) : null, seatsPanel, action, hint, share];
     } else if (isHost) {
       const start = h("div", { class: "card-panel start-panel" },
         h("p", {}, t("web_start_hint")),
@@ -133,23 +134,4 @@ export class WaitingView {
       this.setError(error.message);
     }
   }
-}
-
-function copyButton(text, testid) {
-  const button = h("button", { type: "button", class: "copy", "data-testid": testid, onclick: async () => {
-    let ok = false;
-    try {
-      await navigator.clipboard.writeText(text);
-      ok = true;
-    } catch {
-      const input = button.parentElement.querySelector("input");
-      if (input) {
-        input.select();
-        ok = document.execCommand && document.execCommand("copy");
-      }
-    }
-    button.textContent = ok ? t("web_copied") : t("web_copy_failed");
-    setTimeout(() => { button.textContent = t("web_copy"); }, 2000);
-  } }, t("web_copy"));
-  return button;
 }
