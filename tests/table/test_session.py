@@ -828,9 +828,11 @@ def test_a_save_at_any_moment_resumes_the_turn_where_it_stood(seed: int) -> None
         if game.move_count % 10 == 0:
             other = random.Random(game.move_count)
             while not (coming := resumed.next_step()).kind.endswith("over"):
-                resumed.play(
-                    coming.move or (other.choice(resumed.game.legal_moves()) if coming.kind == "ask" else resumed.think())
-                )
+                if coming.move is None:
+                    ask = coming.kind == "ask"
+                    resumed.play(other.choice(resumed.game.legal_moves()) if ask else resumed.think())
+                else:
+                    resumed.play(coming.move)
             assert resumed.game.winner is not None
         step(table, rng)
     assert middles > 10
