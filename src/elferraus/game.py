@@ -426,7 +426,7 @@ def _check_deal(hands: list[list[Card]], pile: list[Card], rules: Rules) -> None
     size = rules.cards_per_player(players)
     for seat, hand in enumerate(hands):
         if len(hand) != size:
-            raise NotationError(f"seat {seat} was dealt {len(hand)} cards; {players} players get {size} each")
+            raise NotationError(f"seat {seat + 1} was dealt {len(hand)} cards; {players} players get {size} each")
     seen: set[Card] = set()
     deck = (1 << rules.deck_size) - 1
     for card in [card for hand in hands for card in hand] + pile:

@@ -152,9 +152,14 @@ def _replay_move(game: Game, text: object, number: int) -> None:
     except NotationError as error:
         raise RecordError(str(error), move=number) from None
     if game.is_over():
-        raise RecordError(f"{text!r} comes after the game ended (seat {game.winner} won)", move=number)
+        won = game.winner if game.winner is not None else -1
+        raise RecordError(f"{text!r} comes after the game ended (seat {won + 1} won)", move=number)
     if seat != game.turn:
-        raise RecordError(f"{text!r}: it is seat {game.turn}'s turn, not seat {seat}'s", move=number)
+        raise RecordError(
+            f"{text!r}: it is seat {game.turn + 1}'s turn, not seat {seat + 1}'s"
+            f" (the record counts seats from 0: {game.turn}, not {seat})",
+            move=number,
+        )
     if drawn is not None and game.pile_size() and game.pile()[0] != drawn:
         raise RecordError(f"{text!r}: the card on top of the pile is {game.pile()[0]}, not {drawn}", move=number)
     try:
@@ -169,10 +174,16 @@ def _check_result(game: Game, result: object) -> None:
             raise RecordError("the moves do not finish the game, so 'result' must be null")
         return
     if not isinstance(result, Mapping):
-        raise RecordError(f"seat {game.winner} laid his last card, so 'result' must name the winner")
+        raise RecordError(
+            f"seat {game.winner + 1} laid his last card, so 'result' must name the winner"
+            f" (the record counts seats from 0: {game.winner})"
+        )
     winner = result.get("winner")
     if type(winner) is not int or winner != game.winner:
-        raise RecordError(f"result: the winner is seat {game.winner}, not {winner!r}")
+        raise RecordError(
+            f'result: the winner is seat {game.winner + 1}, so "winner" is {game.winner}'
+            f" (the record counts seats from 0), not {winner!r}"
+        )
     penalties = result.get("penalties")
     if not isinstance(penalties, list) or any(type(p) is not int for p in penalties) or penalties != game.penalties():
         raise RecordError(f"result: the penalties are {game.penalties()}, not {result.get('penalties')!r}")

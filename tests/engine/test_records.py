@@ -336,7 +336,7 @@ def _broken_cases() -> list[Any]:
             "wrong-hand-size",
             _deep(r, lambda b: b["pile"].append(b["hands"][0].pop())),
             None,
-            ("bad deal", "seat 0 was dealt 19 cards"),
+            ("bad deal", "seat 1 was dealt 19 cards"),
         ),
         (
             "duplicate-card",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -10,6 +11,7 @@ from typing import TYPE_CHECKING
 from elferraus import __version__
 from elferraus.bots import BOTS
 from elferraus.cli.check import SHOWN
+from elferraus.i18n import Lang, detect_language, tr
 from elferraus.rules import PRESETS
 
 if TYPE_CHECKING:
@@ -181,6 +183,12 @@ def _add_replay(commands: Commands) -> None:
     replay.add_argument("file", metavar="FILE", help="a file of elferraus/1 records ('-' = stdin)")
     replay.add_argument("--game", type=_positive, default=1, help="which game of the file (default 1)")
     replay.add_argument("--lang", choices=["en", "de"], default=None, help="language (default: the system locale)")
+    replay.add_argument(
+        "--all",
+        action="store_true",
+        help="print the whole game at once (on a terminal it otherwise steps: Enter or Space for the next move, "
+        "a for all the rest, q to quit; into a pipe it always prints it whole)",
+    )
 
 
 def _add_arena(commands: Commands) -> None:
@@ -396,19 +404,55 @@ def _add_bot(commands: Commands) -> None:
     bot.add_argument("--seed", type=int, default=0, help="seed of its random choices (default %(default)s)")
 
 
+INTERRUPTED_EXIT_CODE = 130
+"""The exit code after Ctrl-C (128 + SIGINT, as a shell reports a command it interrupted)."""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit code."""
+    """Run the command line; returns the exit code.
+
+    Ctrl-C ends any command with one line on standard error ("stopped", in the person's language) and
+    exit code 130, never a traceback.
+    """
     try:
         return _dispatch(argv)
     except BrokenPipeError:
         # The reader (e.g. `head`) went away: stop quietly, as Unix tools do.
         sys.stderr.close()
         return 141
+    except KeyboardInterrupt:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C while it says so changes nothing
+        print(tr("cli_stopped", _language(argv)), file=sys.stderr)
+        return INTERRUPTED_EXIT_CODE
+
+
+def _language(argv: Sequence[str] | None) -> Lang:
+    """The language of the command line: its ``--lang``, else the system's."""
+    words = list(sys.argv[1:] if argv is None else argv)
+    given = next((word.partition("=")[2] for word in words if word.startswith("--lang=")), None)
+    if "--lang" in words and words.index("--lang") + 1 < len(words):
+        given = words[words.index("--lang") + 1]
+    try:
+        return detect_language(given)
+    except ValueError:
+        return detect_language(None)
+
+
+def _command_parser(parser: argparse.ArgumentParser, command: str) -> argparse.ArgumentParser:
+    """The parser of one subcommand: its errors show that command's usage, not the top-level one."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            found = action.choices.get(command)
+            if isinstance(found, argparse.ArgumentParser):
+                return found
+    return parser
 
 
 def _dispatch(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command is not None:
+        parser = _command_parser(parser, args.command)
     if args.command == "simulate":
         from elferraus.cli.simulate import run_simulate
 

@@ -463,7 +463,7 @@ def _levels(args: argparse.Namespace, parser: argparse.ArgumentParser) -> list[s
     try:
         return computer_levels(args.bots, args.players)
     except ValueError as error:
-        parser.error(str(error))
+        parser.error(f"argument --bots: {error}")
 
 
 def new_table(args: argparse.Namespace, parser: argparse.ArgumentParser, lang: Lang) -> Table:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import os
 import sys
 import zlib
 from typing import Any
@@ -39,32 +40,77 @@ def table_lines(game: Game, names: list[str], lang: Lang) -> list[str]:
 
 def replay_lines(recorded: Game, lang: Lang) -> list[str]:
     """The whole replay as lines of text."""
+    return [line for step in replay_steps(recorded, lang) for line in step]
+
+
+def replay_steps(recorded: Game, lang: Lang) -> list[list[str]]:
+    """The replay in steps, as a terminal shows them one key at a time: the deal, then each move (with the
+    table after it when a turn ends), the last one with the result."""
     dealt = recorded.dealt
     assert dealt is not None
     hands, pile = dealt
     game = Game(hands, pile, recorded.rules)
     names = seat_names(recorded, lang)
     seed = recorded.metadata.get("seed", "-")
-    lines = [tr("replay_heading", lang, players=recorded.players, rules=rules_words(recorded.rules, lang), seed=seed)]
-    lines += table_lines(game, names, lang)
+    heading = tr("replay_heading", lang, players=recorded.players, rules=rules_words(recorded.rules, lang), seed=seed)
+    steps = [[heading, *table_lines(game, names, lang)]]
     history = recorded.history()
     shown = True
     for number, text in enumerate(recorded.record_moves(), start=1):
         seat = game.turn
         game.push(history[number - 1][1])
-        lines.append(f"{number:4d}. {describe_move(names[seat], text, lang)}")
+        step = [f"{number:4d}. {describe_move(names[seat], text, lang)}"]
         shown = game.turn != seat or game.is_over()
         if shown:
-            lines += table_lines(game, names, lang)
+            step += table_lines(game, names, lang)
+        steps.append(step)
     if not shown:  # a record that stops in the middle of a turn: show the table it stops at
-        lines += table_lines(game, names, lang)
+        steps[-1] += table_lines(game, names, lang)
     winner = game.winner
     if winner is None:
-        return lines + ending_lines(recorded, names, lang)
-    lines.append(tr("winner_other", lang, name=names[winner]))
+        steps[-1] += ending_lines(recorded, names, lang)
+        return steps
+    steps[-1].append(tr("winner_other", lang, name=names[winner]))
     penalties = ", ".join(f"{names[s]} {p}" for s, p in enumerate(game.penalties()))
-    lines.append(f"{tr('penalties', lang)}: {penalties}")
-    return lines
+    steps[-1].append(f"{tr('penalties', lang)}: {penalties}")
+    return steps
+
+
+def show_steps(steps: list[list[str]], lang: Lang) -> None:
+    """Show ``steps`` one key at a time on the terminal: Enter or Space the next move, a all the rest, q quits."""
+    import termios
+    import tty
+
+    prompt = tr("replay_keys", lang)
+    fd = sys.stdin.fileno()
+    before = termios.tcgetattr(fd)
+    tty.setcbreak(fd)  # a key counts at once, without Enter and unechoed; Ctrl-C still interrupts
+    try:
+        print("\n".join(steps[0]))
+        for index, step in enumerate(steps[1:], start=1):
+            print(prompt, end="", flush=True)
+            key = _read_key(fd)
+            print("\r\x1b[K", end="")  # the prompt goes: the move takes its line
+            if key in ("q", ""):
+                return
+            if key == "a":
+                print("\n".join(line for rest in steps[index:] for line in rest))
+                return
+            print("\n".join(step))
+    finally:
+        sys.stdout.flush()
+        termios.tcsetattr(fd, termios.TCSADRAIN, before)
+
+
+def _read_key(fd: int) -> str:
+    """The next key that means something here: Enter or Space (next), a (all), q (quit); "" at the end of input."""
+    while True:
+        data = os.read(fd, 1)
+        if not data:
+            return ""
+        key = data.decode(errors="ignore").lower()
+        if key in ("\n", "\r", " ", "a", "q"):
+            return key
 
 
 def ending_lines(game: Game, names: list[str], lang: Lang) -> list[str]:
@@ -93,7 +139,10 @@ def run_replay(args: argparse.Namespace) -> int:
                 if isinstance(item, RecordError):
                     print(f"elferraus replay: line {line}: {item.problem}", file=sys.stderr)
                     return 1
-                print("\n".join(replay_lines(item, lang)))
+                if args.all or not (sys.stdin.isatty() and sys.stdout.isatty()):
+                    print("\n".join(replay_lines(item, lang)))  # into a pipe or a file: all of it at once
+                else:
+                    show_steps(replay_steps(item, lang), lang)
                 return 0
     except FileOpenError as error:
         print(f"elferraus replay: {error}", file=sys.stderr)

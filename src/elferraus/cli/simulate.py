@@ -19,7 +19,7 @@ def run_simulate(args: argparse.Namespace, parser: argparse.ArgumentParser) -> i
     """Play ``--games`` games and write their records."""
     bots = seat_specs(args.bots, args.players, commands=False)
     if isinstance(bots, str):
-        parser.error(bots)
+        parser.error(f"argument --bots: {bots}")
     rules = Rules.preset(args.rules)
     wins = [0] * args.players
     started = time.perf_counter()

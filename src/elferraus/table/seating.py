@@ -104,7 +104,7 @@ def seat_specs(text: str, players: int, *, commands: bool) -> list[str] | str:
     if len(specs) == 1:
         return specs * players
     if len(specs) != players:
-        return f"--bots names {len(specs)} bots for {players} players: give one, or one per seat"
+        return f"{text!r} names {len(specs)} bots for {players} players: give one, or one per seat"
     return specs
 
 
@@ -132,6 +132,11 @@ def computer_levels(bots: str, players: int) -> list[str]:
     """
     levels = [name.strip() for name in bots.split(",")]
     computers = players - 1
-    if any(level not in BOTS for level in levels) or len(levels) not in (1, computers):
-        raise ValueError(f"--bots: give one level, or one per computer seat ({computers}); levels: {', '.join(BOTS)}")
+    unknown = [level for level in levels if level not in BOTS]
+    if unknown:
+        raise ValueError(f"unknown level {unknown[0]!r} in {bots!r}; levels: {', '.join(BOTS)}")
+    if len(levels) not in (1, computers):
+        raise ValueError(
+            f"{bots!r} names {len(levels)} levels for {computers} computer seats: give one, or one per computer seat"
+        )
     return levels * computers if len(levels) == 1 else levels

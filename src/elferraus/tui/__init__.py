@@ -21,7 +21,7 @@ def choices_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser)
     try:
         levels = computer_levels(args.bots, args.players)
     except ValueError as error:
-        parser.error(str(error))
+        parser.error(f"argument --bots: {error}")
     seat_levels = [PERSON, *levels] + ["medium"] * (MAX_SEATS - 1 - len(levels))
     pace = DEFAULT_PACE if args.delay is None else max(args.delay, 0.0)
     return SetupChoices(players=args.players, rules=args.rules, rounds=args.rounds, pace=pace, levels=seat_levels)
