@@ -26,6 +26,7 @@ from elferraus.match import Match
 from elferraus.moves import Move
 from elferraus.record import read_record
 from elferraus.rules import PRESETS, Rules
+from elferraus.table.coach import moment
 from elferraus.table.words import (
     Message,
     last_laid,
@@ -118,7 +119,8 @@ def view_payload(view: SeatView, *, made_for: Message | None = None, making: Mov
     own draws with the card); ``log_from``: the first move of ``moves`` and
     ``log`` here (0 here: all of them; :func:`view_text` sends a connection
     each move once); ``made_for``: ``made_for``, the words of the move the table made for this seat
-    because it was its only legal move (:meth:`Table.made_for_note`), while the game is under way (else null).
+    because it was its only legal move (:meth:`Table.made_for_note`), while the game is under way (else null);
+    ``moment``: the rule that matters to this seat now, for the coach (:func:`elferraus.table.coach.moment`).
     """
     data = _view_fields(view, made_for, making)
     data["log_from"] = 0
@@ -152,6 +154,7 @@ def _view_fields(view: SeatView, made_for: Message | None, making: Move | None) 
     data["made_for"] = None
     if made_for is not None and view.winner is None:  # once the game is over, the result speaks, not this note
         data["made_for"] = message(made_for)
+    data["moment"] = moment(view)
     return data
 
 
