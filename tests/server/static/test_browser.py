@@ -690,7 +690,8 @@ def test_hand_plays_with_the_keyboard_and_cards_have_names(
     page.goto(server.base + room["link"] + "&s=0")
     page.get_by_test_id("start").click()
     expect(page.locator('[data-testid="hand"] .card').first).to_be_visible()
-    card_name = re.compile(rf"^({WORDS['en']['colors']}) \d{{1,2}}(, {WORDS['en']['fits']})?$")
+    # the name starts with what the card shows (R4), then says it in words (red 4)
+    card_name = re.compile(rf"^[RYGB](\d{{1,2}}), ({WORDS['en']['colors']}) \1(, {WORDS['en']['fits']})?$")
 
     used: set[str] = set()
     labelled = explained = False
@@ -764,7 +765,7 @@ def test_hand_plays_with_the_keyboard_and_cards_have_names(
     # the names follow the language
     page.get_by_test_id("lang-switch").click()
     expect(page.get_by_test_id("draw")).to_have_text(WORDS["de"]["draw"])
-    german = re.compile(rf"^({WORDS['de']['colors']}) \d{{1,2}}(, {WORDS['de']['fits']})?$")
+    german = re.compile(rf"^[RYGB](\d{{1,2}}), ({WORDS['de']['colors']}) \1(, {WORDS['de']['fits']})?$")
     expect(page.locator('[data-testid="hand"] .card').first).to_have_accessible_name(german)
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, BrowserContext, Page, WebSocketRoute, expect
 
 from tests.server.static.test_browser import (  # noqa: F401 (the browser tests' fixtures)
@@ -490,3 +491,24 @@ def test_on_a_phone_the_player_to_move_is_one_line_and_the_strip_of_players_show
     assert strip["scrolls"], strip
     assert strip["mask"] not in ("", "none", None), f"nothing shows that the strip scrolls: {strip}"
     shot(page, "six-players-phone-en")
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("device", [DEVICES[0], DEVICES[3]], ids=lambda device: device.name)
+def test_a_card_button_is_named_by_what_it_shows_first(
+    server: Server,  # noqa: F811
+    browser: Browser,  # noqa: F811
+    contexts: list[BrowserContext],  # noqa: F811
+    problems: Problems,  # noqa: F811
+    device: Device,
+) -> None:
+    """Lighthouse's label-content-name-mismatch (axe's experimental rule): a card showing R and 4 is not called
+    "red 4" alone."""
+    page = open_page(browser, contexts, device, problems)
+    Feed(page, server.base, frame(["R4", "R13", "Y2", "B19"]))
+    options = {"runOnly": {"type": "rule", "values": ["label-content-name-mismatch"]}}
+    results = Axe().run(page, options=options)
+    found = [node["target"] for violation in results.response["violations"] for node in violation["nodes"]]
+    assert not found, found
+    colors = {"en": "red", "de": "Rot"}[device.lang]
+    expect(page.get_by_test_id("card-R4")).to_have_accessible_name(re.compile(rf"^R4, {colors} 4"))

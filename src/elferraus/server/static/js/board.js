@@ -36,6 +36,13 @@ export function cardLabel(card, fitsNow = false) {
   return t(fitsNow ? "web_card_fits" : "web_card", { color: colorName(c.color), number: c.number });
 }
 
+/** A card button's name: what it shows first ("R4", as a voice control user reads it off the card), then
+ * what it is ("red 4", ", fits" when it does). */
+export function cardButtonLabel(card, fitsNow = false) {
+  const c = parseCard(card);
+  return c ? `${c.color}${c.number}, ${cardLabel(card, fitsNow)}` : card;
+}
+
 const SVG = "http://www.w3.org/2000/svg";
 // Each colour's symbol drawn on a 10 x 10 grid, the same on every system (a font may lack one, or draw it as an emoji).
 const SHAPES = {
@@ -160,9 +167,13 @@ export function cardWidth(lines, width) {
   return over > 0 ? Math.max(22, CARD_MIN - Math.ceil(over / longest.length)) : CARD_MIN;
 }
 
-/** Scroll a board sideways so that the 11s are in the middle (when it does not fit). */
-export function centerEleven(wrap) {
-  if (wrap.scrollWidth <= wrap.clientWidth) return;
+/** Scroll a board sideways so that the 11s are in the middle (when it does not fit). `plan`: only return the
+ * scrollLeft that does it (null: none), for the caller to set after its other reads. */
+export function centerEleven(wrap, plan = false) {
+  if (!wrap || wrap.scrollWidth <= wrap.clientWidth) return null;
   const cell = wrap.querySelector(".cell.eleven");
-  if (cell) wrap.scrollLeft = Math.max(0, cell.offsetLeft + cell.offsetWidth / 2 - wrap.clientWidth / 2);
+  if (!cell) return null;
+  const left = Math.max(0, cell.offsetLeft + cell.offsetWidth / 2 - wrap.clientWidth / 2);
+  if (!plan) wrap.scrollLeft = left;
+  return left;
 }

@@ -50,10 +50,41 @@ export function fill(el, ...children) {
 
 /** Put `el` in the Tab order exactly while it scrolls: a region that scrolls must be reachable to be
  * scrolled with the keys (and one that does not is no stop on the way). */
-export function keyboardScrollable(el) {
-  const scrolls = el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1;
+export function keyboardScrollable(el, scrolls = scrollsNow(el)) {
   if (scrolls) el.setAttribute("tabindex", "0");
   else el.removeAttribute("tabindex");
+}
+
+/** Whether `el` scrolls (its content is wider or taller than it). */
+export function scrollsNow(el) {
+  return el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1;
+}
+
+/** The viewport's width in CSS pixels, asked of media queries: unlike window.innerWidth (on a phone's
+ * viewport), that forces no layout. */
+export function viewportWidth() {
+  let low = 0;
+  let high = 8192;
+  while (high - low > 1) {
+    const mid = (low + high) >> 1;
+    if (window.matchMedia(`(min-width: ${mid}px)`).matches) low = mid;
+    else high = mid;
+  }
+  return low;
+}
+
+/** Run `work` once the browser has laid out the page (before it paints): reading sizes there forces no layout.
+ * `el`: an element on the page (being observed is what brings the call). */
+export function afterLayout(el, work) {
+  if (typeof ResizeObserver !== "function") {
+    requestAnimationFrame(work);
+    return;
+  }
+  const observer = new ResizeObserver(() => {
+    observer.disconnect();
+    work();
+  });
+  observer.observe(el);
 }
 
 export function reducedMotion() {

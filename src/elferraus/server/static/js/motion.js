@@ -57,15 +57,22 @@ export function flipDrawn(previous, model, hand) {
   }
 }
 
-/** Scroll the rows sideways so that the card laid last is in view. */
+/** How to scroll the rows sideways so that the card laid last is in view: measured now, returned as a function
+ * from a scrollLeft to the one that shows the card (null: nothing to do), for the caller to apply after its
+ * other reads. */
 export function revealLast(wrap) {
   const cell = wrap.querySelector(".cell.last");
-  if (!cell || wrap.scrollWidth <= wrap.clientWidth) return;
+  if (!cell || wrap.scrollWidth <= wrap.clientWidth) return null;
   const label = wrap.querySelector(".row-label");
   const inset = label ? label.offsetWidth : 0;
   const box = wrap.getBoundingClientRect();
   const rect = cell.getBoundingClientRect();
-  const left = rect.left - box.left;
-  if (left < inset + 4) wrap.scrollLeft += left - inset - rect.width;
-  else if (rect.right - box.left > wrap.clientWidth - 4) wrap.scrollLeft += rect.right - box.left - wrap.clientWidth + rect.width;
+  const view = wrap.clientWidth;
+  const start = rect.left - box.left + wrap.scrollLeft; // where the card is in the row, whatever the scroll
+  return (scroll) => {
+    const left = start - scroll;
+    if (left < inset + 4) return scroll + left - inset - rect.width;
+    if (left + rect.width > view - 4) return scroll + left + rect.width - view + rect.width;
+    return scroll;
+  };
 }

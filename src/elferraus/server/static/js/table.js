@@ -3,10 +3,10 @@
 // drawn from one model (state.js) of the newest `state` frame; every word of
 // the game in it is a message the server sent (docs/web-protocol.md).
 
-import { h, fill, keyboardScrollable, copyButton } from "./dom.js";
+import { h, fill, keyboardScrollable, scrollsNow, afterLayout, viewportWidth, copyButton } from "./dom.js";
 import { t, has, say, levelWord } from "./i18n.js";
 import { isOver } from "./state.js";
-import { isCard, cardFace, cardLabel, renderBoard, handLines, cardWidth, centerEleven } from "./board.js";
+import { isCard, cardFace, cardButtonLabel, renderBoard, handLines, cardWidth, centerEleven } from "./board.js";
 import { prepareFlight, fly, flipDrawn, revealLast } from "./motion.js";
 import { soundSwitch, labelSoundSwitch, playFor } from "./sound.js";
 import { Announcer } from "./announce.js";
@@ -67,11 +67,23 @@ export class TableScreen {
     this.error = "";
     this.logged = 0;
     this.build();
-    this.resizeTimer = 0;
-    window.addEventListener("resize", () => {
-      clearTimeout(this.resizeTimer);
-      this.resizeTimer = setTimeout(() => this.model && (this.renderHand(), this.scrollables()), 120);
-    });
+    // What depends on the laid-out page (scroll positions, the hand's width) is read after the browser's own
+    // layout (afterLayout), never between the writes of an update: no forced layout.
+    this.handWidth = 0; // the hand's width as last laid out (0: not yet; renderHand() then estimates it)
+    this.laidShape = ""; // how the hand was drawn: its lines and card width (handShape)
+    this.layoutWork = null;
+    this.focusTo = null; // where the focus goes once the page is laid out ("hand"), or null
+    if (typeof ResizeObserver === "function") {
+      new ResizeObserver((entries) => {
+        const width = entries[entries.length - 1].contentRect.width;
+        if (!width || Math.abs(width - this.handWidth) < 1) return;
+        this.handWidth = width;
+        if (this.model && this.model.hand && this.handShape(this.model.hand, width) !== this.laidShape) {
+          this.renderHand();
+          this.afterLayout({});
+        }
+      }).observe(this.els.hand);
+    }
   }
 
   build() {
@@ -136,9 +148,9 @@ export class TableScreen {
     const previous = this.model;
     this.model = model;
     const flight = prepareFlight(previous, model, this.els);
-    const focused = document.activeElement && this.root.contains(document.activeElement)
-      ? document.activeElement.getAttribute("data-testid") : null;
-    const scroll = this.els.boardWrap.scrollLeft;
+    // where the focus is (or is to go, when the last update's move of it is still to come)
+    const focused = this.focusTo || (document.activeElement && this.root.contains(document.activeElement)
+      ? document.activeElement.getAttribute("data-testid") : null);
     // the end of a round takes the focus of somebody at the table to the result (its buttons come next)
     if (isOver(model) && previous && previous.hasGame && !isOver(previous) && (focused || document.activeElement === document.body)) {
       this.focusResult = true;
@@ -149,15 +161,19 @@ export class TableScreen {
       || !document.activeElement.isConnected;
     this.render();
     const resultFocused = toResult && !this.focusResult; // drawn now, and it took the focus
-    if (previous && previous.hasGame) this.els.boardWrap.scrollLeft = scroll;
-    else centerEleven(this.els.boardWrap);
-    if (!previous || !previous.hasGame || model.log.length !== previous.log.length) revealLast(this.els.boardWrap);
-    this.scrollables();
+    // The focus goes back where it was (the drawing replaced its element) at once: a keyboard's or a screen
+    // reader's user never finds it on the page. When the table is just drawn (by "Play now", or after "Start the
+    // game" took its button away), it goes into the hand once the page is laid out (focusing before would
+    // force the layout, in the first state's long task).
+    this.focusTo = null;
     if (!resultFocused) this.restoreFocus(focused);
-    // the table just drawn (by "Play now", or after "Start the game" took its button away): the keys start in the hand
-    if (firstTable && lost && model.me !== null && !isOver(model)) this.focusHand();
+    if (firstTable && lost && model.me !== null && !isOver(model)) this.focusTo = "hand";
+    this.afterLayout({
+      center: firstTable,
+      reveal: !previous || !previous.hasGame || model.log.length !== previous.log.length,
+      flight,
+    });
     this.announcer.follow(previous, model);
-    if (flight) fly(flight, this.els.boardWrap);
     flipDrawn(previous, model, this.els.hand);
     playFor(previous, model);
     // the table is drawn and takes clicks from here on (benchmarks/site/web_time_to_table.py reads this)
@@ -183,13 +199,6 @@ export class TableScreen {
     e.heading.textContent = t("app_title");
     fill(e.seats, order.map((seat) => renderSeat(m, seat)));
     e.seats.setAttribute("aria-label", t("web_players"));
-    const moving = e.seats.querySelector(".to-move");
-    if (moving && e.seats.scrollWidth > e.seats.clientWidth) {
-      const strip = e.seats.getBoundingClientRect();
-      const chip = moving.getBoundingClientRect();
-      if (chip.left < strip.left) e.seats.scrollLeft -= strip.left - chip.left + 8;
-      else if (chip.right > strip.right) e.seats.scrollLeft += chip.right - strip.right + 8;
-    }
     // the table
     const parts = [`${t("pile")}: ${m.pile ?? 0}`];
     if (m.rules.key && has(m.rules.key)) parts.push(t(m.rules.key).split(":")[0]);
@@ -272,14 +281,15 @@ export class TableScreen {
     this.handKey = key;
     this.handCards = hand;
     this.wasMyTurn = myTurn;
-    const width = e.hand.clientWidth || this.root.clientWidth || 360;
+    const width = this.handWidth || estimateHandWidth();
+    this.laidShape = this.handShape(hand, width);
     const lines = handLines(hand, width);
     fill(e.hand, lines.map((line) => h("div", { class: "hand-line" }, line.map((card, i) => {
       const fitsNow = legal.has(card);
       const groupStart = i > 0 && line[i - 1][0] !== card[0];
       return h("button", {
         class: `card c-${card[0]}${fitsNow ? " fits" : myTurn ? " dim" : ""}${groupStart ? " group-start" : ""}`,
-        "data-testid": `card-${card}`, "data-card": card, "aria-label": cardLabel(card, fitsNow),
+        "data-testid": `card-${card}`, "data-card": card, "aria-label": cardButtonLabel(card, fitsNow),
         tabindex: card === this.cursor ? "0" : "-1",
         onclick: () => { this.cursor = card; this.act(card); },
         onfocus: () => { this.cursor = card; this.markTarget(card); },
@@ -315,10 +325,10 @@ export class TableScreen {
         copyButton(link, "copy-own")));
   }
 
-  /** The board and the log are Tab stops while they scroll (then the arrow keys scroll them). */
-  scrollables() {
-    keyboardScrollable(this.els.boardWrap);
-    keyboardScrollable(this.els.log);
+  /** The hand's lines and card width at `width` px, as one string: the hand is drawn again only when it changes. */
+  handShape(hand, width) {
+    const lines = handLines(hand, width);
+    return `${lines.map((line) => line.length).join(",")}/${cardWidth(lines, width)}`;
   }
 
   /** Show where a fitting card would go. */
@@ -363,9 +373,53 @@ export class TableScreen {
       e.log.append(h("li", { class: m.logSeats[i] === m.me ? "own" : "" }, say(m.log[i], m.names, m.me)));
     }
     this.logged = m.log.length;
-    const area = e.log.parentElement;
-    e.log.scrollTop = e.log.scrollHeight;
-    if (area) area.scrollTop = area.scrollHeight;
+  }
+
+  /** Once the browser has laid out what update() wrote (in the same frame, before it paints): scroll the
+   * rows (the 11s to the middle at first, the card laid last into view), the player to move into view, the
+   * log to its end; let a laid card fly; make what scrolls a Tab stop. All reads first, then the writes.
+   * `work`: {center, reveal, flight} of this update, added to any not done yet. */
+  afterLayout(work) {
+    const pending = this.layoutWork;
+    this.layoutWork = {
+      center: Boolean(work.center || (pending && pending.center)),
+      reveal: Boolean(work.reveal || (pending && pending.reveal)),
+      flight: work.flight || (pending && pending.flight) || null,
+    };
+    if (pending) return; // already asked for
+    const run = () => {
+      const todo = this.layoutWork;
+      this.layoutWork = null;
+      if (!todo || !this.model) return;
+      const e = this.els;
+      const moving = e.seats.querySelector(".to-move");
+      let seatShift = 0;
+      if (moving && e.seats.scrollWidth > e.seats.clientWidth) {
+        const strip = e.seats.getBoundingClientRect();
+        const chip = moving.getBoundingClientRect();
+        if (chip.left < strip.left) seatShift = -(strip.left - chip.left + 8);
+        else if (chip.right > strip.right) seatShift = chip.right - strip.right + 8;
+      }
+      const board = todo.center ? centerEleven(e.boardWrap, true) : null;
+      const reveal = todo.reveal ? revealLast(e.boardWrap) : null;
+      const logEnd = e.log.scrollHeight;
+      const area = e.log.parentElement;
+      const areaEnd = area ? area.scrollHeight : 0;
+      const scrolls = [e.boardWrap, e.log].map((el) => scrollsNow(el));
+      const active = document.activeElement;
+      if (this.focusTo && (!active || active === document.body || active === this.root)) this.restoreFocus(this.focusTo);
+      this.focusTo = null;
+      // the writes
+      if (seatShift) e.seats.scrollLeft += seatShift;
+      let scroll = board !== null ? board : e.boardWrap.scrollLeft;
+      if (reveal !== null) scroll = reveal(scroll);
+      if (scroll !== e.boardWrap.scrollLeft) e.boardWrap.scrollLeft = scroll;
+      e.log.scrollTop = logEnd;
+      if (area) area.scrollTop = areaEnd;
+      [e.boardWrap, e.log].forEach((el, i) => keyboardScrollable(el, scrolls[i]));
+      if (todo.flight) fly(todo.flight, e.boardWrap);
+    };
+    afterLayout(this.els.boardWrap, run);
   }
 
   /** Relabel everything after a change of language. */
@@ -380,7 +434,7 @@ export class TableScreen {
   restoreFocus(testid) {
     if (!testid) return;
     // a card had the focus: it goes to the hand's cursor (the same card, or where renderHand() moved it)
-    if (testid.startsWith("card-")) {
+    if (testid === "hand" || testid.startsWith("card-")) {
       this.focusHand();
       return;
     }
@@ -444,6 +498,18 @@ export class TableScreen {
     this.cursor = cards[next].dataset.card;
     cards[next].focus();
   }
+}
+
+/** The hand's width before the page was first laid out (from the viewport's, found without forcing a layout;
+ * the hand's own, once laid out, corrects it): main's padding, and on a laptop the log beside the table. */
+function estimateHandWidth() {
+  const rem = 16;
+  const width = Math.min(viewportWidth(), 1240);
+  let inner;
+  if (width >= 900) inner = width - 2 * rem - 17 * rem - 0.6 * rem;
+  else if (width <= 420) inner = width - 0.8 * rem;
+  else inner = width - 1.2 * rem;
+  return Math.max(200, inner - 12); // the hand's own padding
 }
 
 /** The card of `hand` for the cursor: the one that fits nearest to `index` (where it was; on a tie the one to
