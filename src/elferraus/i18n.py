@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import locale
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from importlib import resources
@@ -70,6 +71,36 @@ def color_name(letter: str, lang: Lang) -> str:
     """The name of the colour with this letter."""
     english, german = COLOR_WORDS[letter]
     return german if lang == "de" else english
+
+
+def color_letter(letter: str, lang: Lang) -> str:
+    """A colour's letter as a reader of ``lang`` knows it: R, Y, G, B; in German R, Ge, Gr, B (Rot, Gelb, Grün,
+    Blau: a German reads G as Gelb). The record format keeps R, Y, G, B whatever the language.
+
+    >>> color_letter("G", "de"), color_letter("G", "en")
+    ('Gr', 'G')
+    """
+    return tr(f"card_letter_{letter}", lang)
+
+
+def card_words(card: object, lang: Lang) -> str:
+    """A card (or its notation, ``Y12``) as a reader of ``lang`` reads it: ``Y12``, in German ``Ge12``."""
+    text = str(card)
+    return color_letter(text[0], lang) + text[1:]
+
+
+_CARD_IN_TEXT = re.compile(r"(?<![A-Za-z0-9])([RYGB])(20|1[0-9]|[1-9])(?![0-9])")
+
+
+def cards_in_words(text: str, lang: Lang) -> str:
+    """``text`` with every card in it written as a reader of ``lang`` reads it (see :func:`card_words`).
+
+    >>> cards_in_words("du legst Y12 an, dann G13", "de")
+    'du legst Ge12 an, dann Gr13'
+    """
+    if lang == "en":
+        return text
+    return _CARD_IN_TEXT.sub(lambda found: color_letter(found[1], lang) + found[2], text)
 
 
 def explain(reason: str, details: Mapping[str, object], lang: Lang) -> str:

@@ -94,9 +94,9 @@ DIALOGUE: dict[str, dict[Lang, tuple[list[str], list[str]]]] = {
                 "  Computer 2 (mittel) · 15 Karten\n",
                 "  Computer 3 (mittel) · 14 Karten · eröffnet mit R11\n",
                 "  Stapel: 20 Karten\n",
-                "G ■                                  +11 (nicht eröffnet)",
+                "■ Gr                                 +11 (nicht eröffnet)",
                 "du bist dran: lege an oder zieh (du hast noch nichts angelegt)\n",
-                "Du · 15 Karten: R4 R6 R7 R10* R19 │ Y7 Y17 │ G1 G10 G11* G20 │ B2 B5 B9 B12*\n",
+                "Du · 15 Karten: R4 R6 R7 R10* R19 │ Ge7 Ge17 │ Gr1 Gr10 Gr11* Gr20 │ B2 B5 B9 B12*\n",
                 KEYS["de"],
             ],
         ),
@@ -117,7 +117,7 @@ DIALOGUE: dict[str, dict[Lang, tuple[list[str], list[str]]]] = {
             ["?"],
             [
                 "Regeln und Tasten\n",
-                "Karte tippen und Enter legt sie an (R12, y7 ...) · z ziehen · b Zug beenden\n",
+                "Karte tippen und Enter legt sie an (R12, ge7 ...) · z ziehen · b Zug beenden\n",
                 "h Tipp vom Meister · m deine möglichen Züge · u letzten Zug zurücknehmen · s speichern\n",
                 "Ziel: als Erster alle Karten loswerden.",
             ],
@@ -125,7 +125,7 @@ DIALOGUE: dict[str, dict[Lang, tuple[list[str], list[str]]]] = {
     },
     "the moves allowed now": {
         "en": (["m"], ["You may: R10, G11, B12, draw\n"]),
-        "de": (["m"], ["Du darfst: R10, G11, B12, ziehen\n"]),
+        "de": (["m"], ["Du darfst: R10, Gr11, B12, ziehen\n"]),
     },
     "master's hint": {
         "en": (["h"], [KEYS["en"] + "Hint: "]),
@@ -148,7 +148,7 @@ DIALOGUE: dict[str, dict[Lang, tuple[list[str], list[str]]]] = {
     },
     "drawing by the key of either language": {
         "en": (["d"], ["You drew Y6\n", "you drew Y6, it does not fit: draw again (1 of 3)\n"]),
-        "de": (["z"], ["Du ziehst Y6\n", "du hast Y6 gezogen, sie passt nicht: zieh noch einmal (1 von 3)\n"]),
+        "de": (["z"], ["Du ziehst Ge6\n", "du hast Ge6 gezogen, sie passt nicht: zieh noch einmal (1 von 3)\n"]),
     },
     "laying, then taking it back": {
         "en": (
@@ -163,9 +163,9 @@ DIALOGUE: dict[str, dict[Lang, tuple[list[str], list[str]]]] = {
             ],
         ),
         "de": (
-            ["G11", "u"],
+            ["gr11", "u"],  # a card typed as the game shows it (the record's g11 works too)
             [
-                "Du legst G11 an\n",
+                "Du legst Gr11 an\n",
                 "lege weitere Karten an oder beende deinen Zug\n",
                 "Dein letzter Zug ist zurückgenommen.\n",
                 "Du · 15 Karten: ",
@@ -338,7 +338,7 @@ def test_the_command_reads_stdin_and_writes_stdout(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     in_order(
-        result.stdout, [KEYS["de"], "Du darfst: R10, G11, B12, ziehen\n", "Du ziehst Y6\n", "Spiel gespeichert in "]
+        result.stdout, [KEYS["de"], "Du darfst: R10, Gr11, B12, ziehen\n", "Du ziehst Ge6\n", "Spiel gespeichert in "]
     )
     (path,) = (tmp_path / "data" / "elferraus" / "games").iterdir()
     assert f"Spiel gespeichert in {path}\n" in result.stdout

@@ -30,7 +30,7 @@ from elferraus.cards import Card, Color, parse_cards
 from elferraus.cli.main import build_parser
 from elferraus.cli.play import run_play
 from elferraus.errors import IllegalMoveError
-from elferraus.i18n import Lang, explain, tr
+from elferraus.i18n import Lang, cards_in_words, explain, tr
 from elferraus.moves import DRAW, PASS, Move
 from elferraus.position import format_position
 from elferraus.table.session import Seat, Table, TableSetup
@@ -735,7 +735,10 @@ def fresh_turn(app: ElferRausApp) -> bool:
 def expected_log(app: ElferRausApp) -> list[str]:
     """The move log of a lone person, from the game."""
     table = app.table
-    return [log_line(text, table.names, app.lang, you=0, show_draws=True) for text in table.game.public_moves(0)]
+    return [
+        cards_in_words(log_line(text, table.names, app.lang, you=0, show_draws=True), app.lang)
+        for text in table.game.public_moves(0)
+    ]
 
 
 UNDONE_TWO = "Your last turn is taken back, and with it the 2 computer turns after it."
@@ -1135,11 +1138,16 @@ async def check_focus_shows(pilot: Pilot[None], screen: Screen[object]) -> int:
     """Every widget Tab can reach on ``screen`` looks plainly different when focused; returns how many there are."""
     chain = list(screen.focus_chain)
     for widget in chain:
-        screen.set_focus(None)
-        await pilot.pause()
+        for _ in range(100):  # a screen that has just come up may still give its first widget the focus once
+            screen.set_focus(None)
+            await pilot.pause()
+            if not widget.has_pseudo_class("focus"):
+                break
+        assert not widget.has_pseudo_class("focus"), f"{widget!r} keeps the focus"
         unfocused = focus_cue(widget)
         screen.set_focus(widget)
         await pilot.pause()
+        await until(pilot, lambda w=widget: w.has_pseudo_class("focus"), f"{widget!r} to take the focus")
         assert plainly_different(unfocused, focus_cue(widget)), f"focus on {widget!r} is hard to see"
     return len(chain)
 
@@ -1347,9 +1355,9 @@ MADE_FOR_YOU = {
                 "B1 does not fit, and you may draw no more: your turn ends",
             ],
             "de": [
-                "du ziehst G20 …",
-                "G20 passt nicht: du ziehst Y1 (2 von 3)",
-                "Y1 passt nicht: du ziehst B1 (3 von 3)",
+                "du ziehst Gr20 …",
+                "Gr20 passt nicht: du ziehst Ge1 (2 von 3)",
+                "Ge1 passt nicht: du ziehst B1 (3 von 3)",
                 "B1 passt nicht, und du darfst nicht mehr ziehen: dein Zug endet",
             ],
         },
@@ -1367,9 +1375,9 @@ MADE_FOR_YOU = {
             ],
             "de": [
                 "du bist dran: nichts passt …",
-                "nichts passt: du ziehst G20",
-                "G20 passt nicht: du ziehst Y1 (2 von 3)",
-                "Y1 passt nicht: du ziehst B1 (3 von 3)",
+                "nichts passt: du ziehst Gr20",
+                "Gr20 passt nicht: du ziehst Ge1 (2 von 3)",
+                "Ge1 passt nicht: du ziehst B1 (3 von 3)",
                 "B1 passt nicht, und du darfst nicht mehr ziehen: dein Zug endet",
             ],
         },
@@ -1416,6 +1424,7 @@ def test_moves_made_for_the_person_are_shown_one_by_one_and_take_no_key(
     set_status = TableScreen._set_status
 
     def recording(screen: TableScreen, text: str, *, error: bool = False, made: bool = False) -> None:
+        text = cards_in_words(text, lang)  # as the status line shows it
         if made and (not shown or shown[-1] != text):
             shown.append(text)
         set_status(screen, text, error=error, made=made)
@@ -1642,3 +1651,35 @@ def test_the_computers_wait_while_a_dialog_is_open(key: str, monkeypatch: pytest
         await until(pilot, lambda: game.move_count > count, "the computer's move")
 
     run(app, script, size=(120, 36))
+
+
+def test_german_cards_use_german_colour_letters_everywhere_on_the_table() -> None:
+    """In German a card reads R, Ge, Gr or B and its number (G would read as Gelb): in the rows, the hand, the
+    status line, the other players' lines, the log and the help; the symbols stay as the colour-free cue."""
+    app = ElferRausApp(choices("human", "greedy", "greedy"), lang="de", seed=3, start=True)
+    notation = re.compile(r"(?<![A-Za-z0-9])[YG]\d")  # a yellow or green card in the record's letters
+
+    async def script(pilot: Pilot[None]) -> None:
+        table = app.table
+        screen = await advance(
+            pilot, app, lambda: len(table.game.rows()) >= 3 and table.game.move_count > 8, "three rows open"
+        )
+        await pilot.pause()
+        texts = {
+            "status": text_of(app, "#status"),
+            "log": "\n".join(log_lines(app)),
+            "hand": str(screen.query_one(HandView).render()),
+            "rows": str(screen.query_one("#rows").render()),
+            "others": str(screen.query_one("#opponents").render()),
+        }
+        for where, text in texts.items():
+            assert not notation.search(text), (where, text)
+        assert re.search(r"(?<![A-Za-z])(Ge|Gr)\d", texts["hand"] + texts["log"])
+        assert "▲ Ge" in texts["rows"] or "■ Gr" in texts["rows"]
+        await pilot.press("question_mark")
+        await until(pilot, lambda: isinstance(app.screen, HelpScreen), "the help")
+        help_text = "\n".join(str(widget.render()) for widget in app.screen.query(Static))
+        assert "Ge ▲ Gelb" in help_text
+        assert "Gr ■ Grün" in help_text
+
+    run(app, script)

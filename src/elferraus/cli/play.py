@@ -21,7 +21,7 @@ from typing import Literal
 from rich.console import Console
 
 from elferraus.errors import IllegalMoveError, NotationError, RecordError
-from elferraus.i18n import Lang, detect_language, explain, tr
+from elferraus.i18n import Lang, cards_in_words, detect_language, explain, tr
 from elferraus.moves import DRAW, PASS, Move
 from elferraus.table.hints import hint_line
 from elferraus.table.saving import (
@@ -88,13 +88,18 @@ class PlayerQuitError(Exception):
     """The player asked to stop."""
 
 
-def parse_input(text: str) -> Move | Command:
+def parse_input(text: str, lang: Lang = "en") -> Move | Command:
     """A move from what the player typed, or a command (help, hint, moves, undo, save, quit).
+
+    A card is typed as the game shows it, or in the record's letters: in German ``ge7`` (Gelb) and ``gr12``
+    (Grün) as well as ``y7`` and ``g12``.
 
     Raises:
         NotationError: it is neither.
     """
     word = text.strip().lower()
+    if lang == "de" and word[:2] in ("ge", "gr") and word[2:].isdigit():
+        word = ("y" if word[:2] == "ge" else "g") + word[2:]
     if word in DRAW_WORDS:
         return DRAW
     if word in PASS_WORDS:
@@ -167,7 +172,7 @@ def hand_line(table: Table, lang: Lang, *, fitting: bool, markup: bool = False) 
     """
     view = table.game.view(HUMAN)
     fits = [move.card for move in view.legal if move.card is not None] if fitting else []
-    cards = hand_text(view.hand, fits, markup=markup, separator=" │ ")
+    cards = hand_text(view.hand, fits, markup=markup, separator=" │ ", lang=lang)
     count = len(view.hand)
     label = tr("hand_label_one" if count == 1 else "hand_label", lang, name=table.names[HUMAN], n=count)
     return f"{label}{cards}"
@@ -226,8 +231,8 @@ class PromptGame:
         return not self.console.is_terminal
 
     def say(self, text: str) -> None:
-        """Print one line."""
-        self.console.print(text, markup=False, soft_wrap=self.soft_wrap)
+        """Print one line (every card in it as the full game shows it: ``Ge12`` in German)."""
+        self.console.print(cards_in_words(text, self.lang), markup=False, soft_wrap=self.soft_wrap)
 
     def ask(self, question: str) -> str:
         """One typed answer; end of input quits the game."""
@@ -264,7 +269,7 @@ class PromptGame:
         while True:
             text = self.ask(PROMPT)
             try:
-                choice = parse_input(text)
+                choice = parse_input(text, self.lang)
             except NotationError:
                 self.say(
                     tr("bad_input", self.lang, text=text.strip(), draw=key("d", self.lang), end=key("e", self.lang))

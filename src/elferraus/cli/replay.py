@@ -12,7 +12,7 @@ from typing import Any
 from elferraus.cli.files import FileOpenError, open_text
 from elferraus.errors import RecordError
 from elferraus.game import Game
-from elferraus.i18n import Lang, detect_language, tr
+from elferraus.i18n import Lang, cards_in_words, detect_language, tr
 from elferraus.record import iter_records
 from elferraus.table.words import describe_move, hand_text, row_lines, rules_words
 
@@ -69,11 +69,11 @@ def replay_steps(recorded: Game, lang: Lang) -> list[list[str]]:
     winner = game.winner
     if winner is None:
         steps[-1] += ending_lines(recorded, names, lang)
-        return steps
-    steps[-1].append(tr("winner_other", lang, name=names[winner]))
-    penalties = ", ".join(f"{names[s]} {p}" for s, p in enumerate(game.penalties()))
-    steps[-1].append(f"{tr('penalties', lang)}: {penalties}")
-    return steps
+    else:
+        steps[-1].append(tr("winner_other", lang, name=names[winner]))
+        penalties = ", ".join(f"{names[s]} {p}" for s, p in enumerate(game.penalties()))
+        steps[-1].append(f"{tr('penalties', lang)}: {penalties}")
+    return [[cards_in_words(line, lang) for line in step] for step in steps]  # cards as the game shows them
 
 
 def show_steps(steps: list[list[str]], lang: Lang) -> None:

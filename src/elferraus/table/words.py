@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from elferraus.cards import ELEVEN, NUMBERS, Card, Color
-from elferraus.i18n import Lang, tr
+from elferraus.i18n import Lang, card_words, color_letter, tr
 from elferraus.moves import DRAW, PASS, Move
 from elferraus.view import SeatView
 
@@ -67,6 +67,14 @@ def cell_width(number: int) -> int:
     return 3 if number < 10 else 4
 
 
+def row_label(letter: str, lang: Lang) -> str:
+    """A row's label, ``LABEL_WIDTH`` wide: letter and symbol (``R ● ``); in German the symbol first, then the
+    German letter, which may take two places (``▲ Ge``: see :func:`elferraus.i18n.color_letter`)."""
+    if lang == "en":
+        return f"{letter} {SYMBOLS[letter]} "
+    return f"{SYMBOLS[letter]} {color_letter(letter, lang)}".ljust(LABEL_WIDTH)
+
+
 def _cell(number: int, row: tuple[int, int]) -> str:
     low, high = row
     if low <= number <= high:
@@ -92,7 +100,7 @@ def row_lines(rows: Mapping[Color, tuple[int, int]], colors: str, lang: Lang, *,
     lines = [" " * LABEL_WIDTH + "".join(str(n).rjust(cell_width(n)) for n in range(1, NUMBERS + 1))]
     for letter in colors:
         row = rows.get(Color(letter))
-        label = f"{letter} {SYMBOLS[letter]} "
+        label = row_label(letter, lang)
         if row is None:
             before = sum(cell_width(n) for n in range(1, ELEVEN))
             cells = " " * before + "+11".rjust(ELEVEN_WIDTH) + f" {tr('not_open', lang)}"
@@ -104,13 +112,19 @@ def row_lines(rows: Mapping[Color, tuple[int, int]], colors: str, lang: Lang, *,
 
 
 def hand_text(
-    cards: Iterable[Card], fitting: Iterable[Card] = (), *, markup: bool = False, separator: str = " | "
+    cards: Iterable[Card],
+    fitting: Iterable[Card] = (),
+    *,
+    markup: bool = False,
+    separator: str = " | ",
+    lang: Lang = "en",
 ) -> str:
-    """A hand grouped by colour (the groups joined by ``separator``), fitting cards marked with ``*``."""
+    """A hand grouped by colour (the groups joined by ``separator``), fitting cards marked with ``*``; each card
+    as a reader of ``lang`` reads it (``Ge12`` in German)."""
     fit = set(fitting)
     groups: dict[str, list[str]] = {}
     for card in sorted(cards, key=lambda c: c.index):
-        text = f"{card}{'*' if card in fit else ''}"
+        text = f"{card_words(card, lang)}{'*' if card in fit else ''}"
         if markup:
             text = f"[{STYLES[card.color.value]}]{text}[/]"
         groups.setdefault(card.color.value, []).append(text)

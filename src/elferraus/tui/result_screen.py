@@ -14,7 +14,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Static
 
 from elferraus.cards import Card
-from elferraus.i18n import Lang, tr
+from elferraus.i18n import Lang, card_words, tr
 from elferraus.table.session import Table
 from elferraus.tui.keys import localize_bindings
 from elferraus.tui.requests import SaveWanted
@@ -71,14 +71,14 @@ def next_line(table: Table, lang: Lang) -> str:
     return tr("result_next_again", lang)
 
 
-def cards_content(cards: Sequence[Card], width: int = CARDS_WIDTH) -> Content:
+def cards_content(cards: Sequence[Card], width: int = CARDS_WIDTH, lang: Lang = "en") -> Content:
     """A hand left at the end: each card in its colour's tone, the colours apart; cut with "…" past ``width``."""
     parts: list[tuple[str, str] | str] = []
     used = 0
     previous: Card | None = None
     for index, card in enumerate(sorted(cards, key=lambda c: c.index)):
         gap = "" if previous is None else "  " if previous.color != card.color else " "
-        text = str(card)
+        text = card_words(card, lang)
         if used + len(gap) + len(text) > width - (2 if index < len(cards) - 1 else 0):
             parts.append(" …")
             break
@@ -106,7 +106,11 @@ def round_content(table: Table, lang: Lang) -> Content:
     for seat in sorted(range(table.players), key=lambda s: (points[s], s)):
         hand = game.hand(seat)
         name = (_cell(table.names[seat], NAME_WIDTH), "bold" if seat == game.winner else "")
-        left = cards_content(hand) if hand else Content.styled(tr("result_went_out", lang), "bold $text-success")
+        left = (
+            cards_content(hand, lang=lang)
+            if hand
+            else Content.styled(tr("result_went_out", lang), "bold $text-success")
+        )
         padding = " " * max(CARDS_WIDTH - len(left.plain), 0)
         lines.append(Content.assemble(name, left, padding, (_cell(str(points[seat]), 8, right=True), "bold")))
     return Content("\n").join(lines)

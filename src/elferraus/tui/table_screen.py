@@ -23,7 +23,7 @@ from textual.worker import Worker, get_current_worker
 
 from elferraus.bots import Advice
 from elferraus.errors import IllegalMoveError
-from elferraus.i18n import Lang, explain, format_number, tr
+from elferraus.i18n import Lang, cards_in_words, explain, format_number, tr
 from elferraus.moves import DRAW, PASS, Move
 from elferraus.table.hints import hint_line
 from elferraus.table.session import Table
@@ -184,7 +184,7 @@ class TableScreen(Screen[None]):
                 yield RowsView(id="rows")
                 yield Static(id="status")
                 yield Static(id="note")
-                yield HandView(id="hand")
+                yield HandView(id="hand", lang=lang)
                 with Horizontal(id="actions"):
                     yield ActionButton(f"{tr('button_draw', lang)} ({self._key('d')})", "key_draw", lang, id="draw")
                     yield ActionButton(f"{tr('button_end', lang)} ({self._key('e')})", "key_end", lang, id="end")
@@ -401,7 +401,8 @@ class TableScreen(Screen[None]):
         moves = table.game.public_moves(self.viewer)
         log = self.query_one("#log", RichLog)
         for text in moves[self._logged :]:
-            log.write(log_line(text, table.names, self.lang, you=self.viewer if single else None, show_draws=single))
+            line = log_line(text, table.names, self.lang, you=self.viewer if single else None, show_draws=single)
+            log.write(cards_in_words(line, self.lang))
         self._logged = len(moves)
 
     # -- what the screen shows ------------------------------------------------
@@ -455,7 +456,7 @@ class TableScreen(Screen[None]):
     def _set_status(self, text: str, *, error: bool = False, made: bool = False) -> None:
         """Show ``text`` in the status line; ``error`` for a move refused, ``made`` for a move made for the person."""
         status = self.query_one("#status", Static)
-        status.update(text)
+        status.update(cards_in_words(text, self.lang))  # every card as the player reads it (Ge12 in German)
         status.set_class(error, "error")
         status.set_class(made, "auto")
 
@@ -605,7 +606,7 @@ class TableScreen(Screen[None]):
             return
         if advice.move.card is not None:
             self.query_one("#hand", HandView).select(advice.move.card)
-        self.query_one("#note", Static).update(self.hint_text(advice))
+        self.query_one("#note", Static).update(cards_in_words(self.hint_text(advice), self.lang))
 
     def hint_text(self, advice: Advice) -> str:
         """The advice in one line: the move and why, in words, from the person's own view."""

@@ -18,8 +18,8 @@ from textual.widget import Widget
 from textual.widgets import Button
 
 from elferraus.cards import ELEVEN, NUMBERS, Card, Color
-from elferraus.i18n import Lang, tr
-from elferraus.table.words import LABEL_WIDTH, SYMBOLS, cell_width
+from elferraus.i18n import Lang, card_words, cards_in_words, tr
+from elferraus.table.words import LABEL_WIDTH, cell_width, row_label
 from elferraus.tui.keys import localize_bindings
 from elferraus.tui.theme import TONES
 
@@ -38,7 +38,7 @@ def row_content(letter: str, row: tuple[int, int] | None, lang: Lang, last: int 
     (``+7``), the rest are dots.
     """
     tone = TONES[letter]
-    parts: list[tuple[str, str] | str] = [(f"{letter} {SYMBOLS[letter]} ", f"bold {tone}")]
+    parts: list[tuple[str, str] | str] = [(row_label(letter, lang), f"bold {tone}")]
     if row is None:
         parts.append(" " * sum(cell_width(n) for n in range(1, ELEVEN)))
         parts.append((_cell_text(ELEVEN, "+11"), tone))
@@ -133,8 +133,9 @@ class HandView(Widget, can_focus=True):
             super().__init__()
             self.card = card
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, *, id: str | None = None, lang: Lang = "en") -> None:
         super().__init__(id=id)
+        self.lang: Lang = lang
         self.cards: tuple[Card, ...] = ()
         self.fitting: frozenset[Card] = frozenset()
         self.cursor = 0
@@ -220,8 +221,9 @@ class HandView(Widget, can_focus=True):
         return cells
 
     def card_text(self, card: Card) -> str:
-        """A card as the hand shows it: ``R12``, with ``*`` when it fits."""
-        return f"{card}*" if card in self.fitting else str(card)
+        """A card as the hand shows it: ``R12`` (in German ``Ge12``), with ``*`` when it fits."""
+        text = card_words(card, self.lang)
+        return f"{text}*" if card in self.fitting else text
 
     def render(self) -> Content:
         width = max(self.content_size.width, 20)
@@ -295,7 +297,7 @@ class OpponentsView(Widget):
                     (line.name, "bold" if line.to_move else ""),
                     (level, "$text-muted"),
                     f" · {line.cards} {word}",
-                    (f" · {line.last}" if line.last else "", "$text-muted"),
+                    (f" · {cards_in_words(line.last, self._lang)}" if line.last else "", "$text-muted"),
                 )
             )
         return Content("\n").join(rows)
