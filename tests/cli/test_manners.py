@@ -26,16 +26,8 @@ COMMAND = [str(Path(sys.executable).with_name("elferraus"))]
 ENV = {**os.environ, "LANG": "C.UTF-8", "LC_ALL": "", "LC_MESSAGES": "", "LANGUAGE": "", "COLUMNS": "100"}
 
 
-def wait_for(condition: Any, what: str, limit: float = 60.0) -> None:
-    """Wait (boundedly) until ``condition()`` holds."""
-    deadline = time.monotonic() + limit
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.02)
-
-
 def first_line(stream: IO[bytes]) -> bytes:
+    """The next line the command writes (it blocks until there is one: the command is at work)."""
     return stream.readline()
 
 
