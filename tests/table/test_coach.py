@@ -22,8 +22,9 @@ def meaning(view: SeatView) -> dict[str, bool]:
     draw = DRAW in view.legal
     mine = view.is_my_turn and bool(view.legal) and len(view.moves) > 1
     fresh = mine and not view.laid and not view.draws
+    waits_for_first_turn = not view.is_my_turn and all(int(text.split()[0]) != view.seat for text in view.moves)
     return {
-        "start": len(view.moves) <= 1,
+        "start": len(view.moves) <= 1 or waits_for_first_turn,
         "pile_empty": fresh and view.pile == 0,
         "more": mine and bool(view.laid) and lays,
         "drawn_fits": mine and not view.laid and view.draws > 0 and lays,
@@ -59,10 +60,17 @@ def test_each_moment_says_what_it_means_and_every_one_comes(rules: str) -> None:
     assert set(seen) - {None} == expected, seen
 
 
-def test_the_start_is_the_moment_of_every_seat_until_the_opening_11_is_laid() -> None:
+def test_the_start_is_every_seats_moment_until_the_opening_and_then_until_its_first_turn() -> None:
     game = Game.deal(players=4, seed=3)
     assert {moment(game.view(seat)) for seat in range(4)} == {"start"}
     game.push(game.legal_moves()[0])
     assert {moment(game.view(seat)) for seat in range(4)} == {"start"}
-    game.push(game.legal_moves()[0])
-    assert "start" not in {moment(game.view(seat)) for seat in range(4)}
+    opener = int(game.record_moves()[0].split()[0])
+    second = game.turn
+    game.push(game.legal_moves()[0])  # the second player's first move
+    assert len(game.record_moves()) == 2
+    assert moment(game.view(opener)) is None  # it has moved, and it is not its turn
+    waiting = [seat for seat in range(4) if seat not in (opener, second, game.turn)]
+    assert waiting
+    assert {moment(game.view(seat)) for seat in waiting} == {"start"}
+    assert moment(game.view(game.turn)) != "start"

@@ -14,7 +14,7 @@ export class Connection {
     this.timer = 0;
     this.pinger = 0;
     this.closed = false;
-    this.handlers = { state() {}, error() {}, status() {}, reaction() {} };
+    this.handlers = { state() {}, error() {}, status() {}, reaction() {}, hint() {} };
     this.wake = () => {
       if (!this.closed && (!this.ws || this.ws.readyState > 1) && document.visibilityState === "visible") this.open(true);
     };
@@ -67,6 +67,8 @@ export class Connection {
         this.handlers.error(data);
       } else if (data.type === "reaction") {
         this.handlers.reaction(data);
+      } else if (data.type === "hint") {
+        this.handlers.hint(data);
       }
     };
     ws.onclose = (event) => {

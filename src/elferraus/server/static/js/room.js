@@ -38,6 +38,7 @@ export class RoomScreen {
       error: (frame) => this.onError(frame),
       status: (status) => this.onStatus(status),
       reaction: (frame) => this.table && page.model && this.table.reactions.receive(frame, page.model),
+      hint: (frame) => this.table && this.table.coach.hinted(frame),
     });
     ctx.setContext(t("web_room", { code }));
     fill(root, h("p", { class: "loading" }, t("web_connecting")));
@@ -136,6 +137,7 @@ export class RoomScreen {
       if (this.waiting) this.waiting.message = text;
       this.connection.connect(null);
     }
+    if (this.table && this.table.coach.refused(frame.code, text)) return; // a refused hint: the coach says why
     if (this.table) this.table.setError(text);
     else if (this.waiting) this.waiting.setError(text);
   }
@@ -195,6 +197,7 @@ export class RoomScreen {
         next: () => this.send({ type: "next" }),
         rematch: () => this.send({ type: "rematch" }),
         react: (reaction) => this.send({ type: "react", reaction }),
+        send: (frame) => this.send(frame),
         ownLink: () => (page.token ? this.ownLink() : null),
       });
     }

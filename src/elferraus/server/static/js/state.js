@@ -74,6 +74,8 @@ export function buildModel(state, knownSeat = null) {
     legal: view && !view.making ? view.legal || [] : [],
     prompt: view ? view.prompt ?? null : null,
     madeFor: view ? view.made_for ?? null : null,
+    /** The rule that matters to the reader now, for the coach (`elferraus.table.coach`), or null. */
+    moment: view ? view.moment ?? null : null,
     rows: (game && game.rows) || {},
     slots: (game && game.slots) || {},
     counts: (game && game.hand_counts) || [],

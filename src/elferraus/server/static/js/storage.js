@@ -95,3 +95,22 @@ export function soundWanted() {
 export function saveSoundWanted(on) {
   store(SOUND_KEY, on ? "on" : null);
 }
+
+const COACH_KEY = "elferraus-coach";
+const PLAYED_KEY = "elferraus-played";
+
+/** Whether the coach speaks at the table: as the reader last chose, else until his first game is over. */
+export function coachWanted() {
+  const chosen = recall(COACH_KEY);
+  if (chosen === "on" || chosen === "off") return chosen === "on";
+  return recall(PLAYED_KEY) === null;
+}
+
+export function saveCoachWanted(on) {
+  store(COACH_KEY, on ? "on" : "off");
+}
+
+/** The reader has played a game to its end (the coach then waits to be asked for). */
+export function markGamePlayed() {
+  store(PLAYED_KEY, "1");
+}

@@ -11,6 +11,7 @@ import { prepareFlight, fly, flipDrawn, revealLast } from "./motion.js";
 import { soundSwitch, labelSoundSwitch, playFor } from "./sound.js";
 import { Announcer } from "./announce.js";
 import { Reactions } from "./reactions.js";
+import { Coach } from "./coach.js";
 
 // The end of a round's module: fetched once the table is drawn (not with the page), so that when the
 // round ends the result is drawn, and takes the focus, in the same update as the last move.
@@ -61,6 +62,7 @@ export class TableScreen {
     this.actions = actions;
     this.announcer = new Announcer();
     this.reactions = new Reactions((id) => actions.react(id), (text) => this.announcer.say(text));
+    this.coach = new Coach((frame) => actions.send(frame), () => this.markSuggested());
     this.model = null;
     this.cursor = null;
     this.pending = false;
@@ -119,7 +121,7 @@ export class TableScreen {
         h("section", { class: "table-area", "aria-labelledby": "board-head" },
           h("div", { class: "board-head" }, e.boardTitle, e.pile, e.sound), e.boardWrap),
         h("div", { class: "status-area" }, e.status, e.madeFor, e.error, e.lastMove),
-        e.result, this.handArea, this.actionsBar, this.reactions.el, e.otherDevice, e.keys),
+        e.result, this.handArea, this.coach.element, this.actionsBar, this.reactions.el, e.otherDevice, this.coach.switchOn, e.keys),
       h("aside", { class: "log-area" }, e.logHead, e.log),
       this.announcer.el);
     this.root.classList.add("table-screen");
@@ -227,6 +229,13 @@ export class TableScreen {
     this.renderButtons();
     this.renderLog();
     this.reactions.place(m, this.root);
+    this.coach.update(m);
+  }
+
+  /** Mark the card the coach's hint suggests (none when it suggests drawing or ending the turn). */
+  markSuggested() {
+    const card = this.coach.suggested();
+    for (const el of this.els.hand.querySelectorAll(".card")) el.classList.toggle("suggested", el.dataset.card === card);
   }
 
   /** The result of a finished round (its module is loaded when a round first ends). */
