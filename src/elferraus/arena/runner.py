@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import atexit
 import multiprocessing
+import signal
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from multiprocessing.pool import Pool
 from typing import Any
 
 from elferraus.arena.players import ForfeitError, Player, make_player
@@ -167,10 +169,24 @@ def run_arena(config: ArenaConfig, jobs: int = 1, deals: Iterable[int] | None = 
         finally:
             close_players()
         return
-    context = multiprocessing.get_context("spawn")
-    with context.Pool(jobs) as pool:
+    with _pool(jobs) as pool:
         for results in pool.imap(_play_deal, tasks, chunksize=1):
             yield from results
+
+
+def _pool(jobs: int) -> Pool:
+    """``jobs`` worker processes that ignore Ctrl-C from their start, which a terminal sends to the whole
+    process group: the process that runs the arena answers it (and ends its pool), so that no worker prints
+    a traceback of its own, not even one still starting."""
+    context = multiprocessing.get_context("spawn")
+    try:
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # inherited by the workers as they start
+    except ValueError:  # not the main thread: Ctrl-C is not this caller's to handle
+        return context.Pool(jobs)
+    try:
+        return context.Pool(jobs)
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 @dataclass

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing
-import signal
 import sys
-from collections.abc import Iterator
 from typing import Any, TextIO
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -117,7 +114,7 @@ def run_arena_command(args: argparse.Namespace, parser: argparse.ArgumentParser)
                     records.write(json.dumps(result.record, ensure_ascii=False) + "\n")
                 progress.advance(task)
 
-            summary = summarize(config, _results(config, args.jobs), on_game)
+            summary = summarize(config, run_arena(config, jobs=args.jobs), on_game)
     except FileOpenError as error:
         print(f"elferraus arena: {error}", file=sys.stderr)
         return 2
@@ -131,31 +128,6 @@ def run_arena_command(args: argparse.Namespace, parser: argparse.ArgumentParser)
             print(f"elferraus arena: {error}", file=sys.stderr)
             return 2
     return 0
-
-
-def _results(config: ArenaConfig, jobs: int) -> Iterator[GameResult]:
-    """Every game's result, in deal order, from ``jobs`` worker processes.
-
-    The workers ignore Ctrl-C, which the terminal sends to them too: the command itself answers it, in one
-    line (:func:`elferraus.cli.main.main`), and its pool then ends them, with no traceback from each.
-    """
-    if jobs <= 1:
-        yield from run_arena(config)
-        return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # inherited by the workers as they start, and kept
-    try:
-        pool = multiprocessing.get_context("spawn").Pool(jobs)
-    finally:
-        signal.signal(signal.SIGINT, previous)
-    with pool:
-        for results in pool.imap(_deal_results, [(config, deal) for deal in range(config.deals)], chunksize=1):
-            yield from results
-
-
-def _deal_results(task: tuple[ArenaConfig, int]) -> list[GameResult]:
-    """One deal in every rotation (in a worker process)."""
-    config, deal = task
-    return list(run_arena(config, deals=[deal]))
 
 
 class _nowhere:  # noqa: N801 - a context manager that yields no file
