@@ -19,13 +19,10 @@ from __future__ import annotations
 
 import asyncio
 import io
-import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,13 +30,15 @@ from typing import Any
 from PIL import Image
 from playwright.sync_api import Page, sync_playwright
 
-from elferraus.server.client import RoomClient
-from tests.support.web_helpers import free_port
+from elferraus.server.client import create_room
+from tests.support.look_helpers import play_for_host
+from tests.support.web_helpers import ServerProcess
 
 HERE = Path(__file__).parent
 CHROMIUM = os.environ.get("ELFERRAUS_CHROMIUM", "/usr/lib/chromium/chromium-headless-shell")
 SEED = 20261201
 """The deal of every game shown."""
+SEEDED = ["-m", "tests.support.seeded_server", str(SEED)]
 SETTLED = """() => !document.querySelector('#main.pending') && !document.querySelector('.card.flying')
   && document.fonts.status === 'loaded'"""
 
@@ -57,62 +56,15 @@ SCREENS = (Screen("phone-de", 390, 844, "de", True), Screen("desktop-en", 1280, 
 SCHEMES = ("light", "dark")
 
 
-def _post(base: str, path: str, body: dict[str, Any]) -> dict[str, Any]:
-    request = urllib.request.Request(
-        base + path, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
-    )
-    with urllib.request.urlopen(request, timeout=10) as answer:
-        data: dict[str, Any] = json.loads(answer.read())
-        return data
-
-
-def _serve(db: Path) -> tuple[subprocess.Popen[bytes], str]:
-    port = free_port()
-    command = [sys.executable, "-m", "tests.support.seeded_server", str(SEED), "serve", "--db", str(db)]
-    server = subprocess.Popen([*command, "--port", str(port), "--rooms-per-minute", "0"], stdout=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(base + "/healthz", timeout=1) as answer:
-                if answer.read() == b"ok":
-                    return server, base
-        except OSError:
-            time.sleep(0.05)
-    server.kill()
-    raise SystemExit("the server did not come up")
-
-
-async def _play(base: str, room: dict[str, Any], choices: int | None) -> None:
-    """Start the room and play Anna's seat by the fixed rule until she has chosen ``choices`` times and has a
-    choice again, or (None) to the end of the game."""
-    async with RoomClient(base, room["code"], room["token"]) as host:
-        await host.until(lambda state: state["seat"] == 0)
-        await host.send({"type": "start"})
-        chosen = 0
-        while True:
-            state = host.state
-            if state is not None and state["room"]["status"] in ("round_over", "match_over"):
-                return
-            if state is not None and host.my_turn:
-                legal = state["view"]["legal"]
-                if choices is not None and chosen >= choices and len(legal) > 1:
-                    return
-                lays = [move for move in legal if move not in ("draw", "pass")]
-                sent = state["seq"]
-                await asyncio.sleep(0.06)  # the server takes 20 frames a second
-                await host.move(lays[0] if lays else "draw" if "draw" in legal else "pass")
-                await host.until(lambda s, sent=sent: s["seq"] > sent or bool(host.errors))
-                chosen += not host.errors  # a move the table made for her first answers "stale"
-                host.errors.clear()
-            else:
-                await host.receive()
-
-
 def _room(base: str, players: int, choices: int | None) -> str:
-    body = {"name": "Anna", "players": players, "rules": "classic", "fill": "easy", "away": 600, "pace": 0}
-    room = _post(base, "/api/rooms", body)
-    asyncio.run(_play(base, room, choices))
+    """A room of Anna and easy computers, played by her fixed rule (``play_for_host``); her own link."""
+
+    async def made() -> dict[str, Any]:
+        room = await create_room(base, name="Anna", players=players, rules="classic", fill="easy", away=600, pace=0)
+        await play_for_host(base, room["code"], room["token"], choices)
+        return room
+
+    room = asyncio.run(made())
     return f"{room['link']}&s=0"
 
 
@@ -135,7 +87,9 @@ def _save(png: bytes, path: Path) -> None:
 def main() -> int:
     written = []
     with tempfile.TemporaryDirectory() as folder:
-        server, base = _serve(Path(folder) / "games.sqlite3")
+        server = ServerProcess(Path(folder) / "games.sqlite3", args=["--rooms-per-minute", "0"], entry=SEEDED)
+        server.start()
+        base = server.base
         try:
             table = _room(base, 4, choices=14)
             result = _room(base, 2, choices=None)
@@ -162,8 +116,7 @@ def main() -> int:
                             context.close()
                 browser.close()
         finally:
-            server.terminate()
-            server.wait(10)
+            server.stop()
     for path in written:
         print(f"{path} ({path.stat().st_size / 1024:.0f} KB)")
     return 0

@@ -18,6 +18,7 @@ them small).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -30,6 +31,7 @@ from playwright.sync_api import Locator, Page, WebSocketRoute
 from elferraus import read_position
 from elferraus.cards import CARDS
 from elferraus.game import Game
+from elferraus.server.client import RoomClient
 from elferraus.server.rooms.payloads import game_payload, hidden_moves, view_payload
 from tests.support import ROOT
 
@@ -191,3 +193,32 @@ def difference(expected: Image.Image, actual: Image.Image) -> tuple[float, Image
     faded = Image.blend(expected, Image.new("RGB", expected.size, "white"), 0.7)
     faded.paste(Image.new("RGB", expected.size, (230, 0, 0)), mask=differs)
     return count / (expected.width * expected.height), faded
+
+
+async def play_for_host(base: str, code: str, token: str, choices: int | None) -> None:
+    """Start the room and play the host's seat by a fixed rule (the first card that fits, else draw, else end
+    the turn) until he has chosen ``choices`` times and has a choice again, or (None) to the end."""
+    async with RoomClient(base, code, token) as host:
+        await host.until(lambda s: s["seat"] == 0)
+        await host.send({"type": "start"})
+        chosen = 0
+        while True:
+            state = host.state
+            if state is not None and state["room"]["status"] in ("round_over", "match_over"):
+                return
+            if state is not None and host.my_turn:
+                legal = state["view"]["legal"]
+                if choices is not None and chosen >= choices and len(legal) > 1:
+                    return
+                lays = [move for move in legal if move not in ("draw", "pass")]
+                sent = state["seq"]
+                await asyncio.sleep(0.06)  # the server takes 20 frames a second
+                await host.move(lays[0] if lays else "draw" if "draw" in legal else "pass")
+                await host.until(lambda s, sent=sent: s["seq"] > sent or bool(host.errors))
+                assert all(error["code"] == "stale" for error in host.errors), host.errors
+                # A move the server made for him first (his only one) answers "stale": only his own count, so
+                # that the position reached never depends on which of the two came first.
+                chosen += not host.errors
+                host.errors.clear()
+            else:
+                await host.receive()

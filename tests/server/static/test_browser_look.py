@@ -25,7 +25,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import re
 from collections.abc import Iterator
@@ -35,12 +34,12 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from elferraus.game import Game
-from elferraus.server.client import RoomClient
 from tests.server.static import test_browser
 from tests.server.static.test_browser import DESKTOP_EN, PHONE_DE, Device, Problems, Server, run_async, wait_until
 from tests.support.look_helpers import (
     compare_screenshot,
     frame_at,
+    play_for_host,
     position_text,
     room_payload,
     show_frame,
@@ -393,35 +392,6 @@ def seeded_room(server: Server, name: str, players: int) -> dict[str, Any]:
         "/api/rooms",
         {"name": name, "players": players, "rules": "classic", "rounds": 1, "fill": "easy", "away": 600, "pace": 0},
     )
-
-
-async def play_for_host(base: str, code: str, token: str, choices: int | None) -> None:
-    """Start the room and play the host's seat by a fixed rule (the first card that fits, else draw, else end
-    the turn) until he has chosen ``choices`` times and has a choice again, or (None) to the end."""
-    async with RoomClient(base, code, token) as host:
-        await host.until(lambda s: s["seat"] == 0)
-        await host.send({"type": "start"})
-        chosen = 0
-        while True:
-            state = host.state
-            if state is not None and state["room"]["status"] in ("round_over", "match_over"):
-                return
-            if state is not None and host.my_turn:
-                legal = state["view"]["legal"]
-                if choices is not None and chosen >= choices and len(legal) > 1:
-                    return
-                lays = [move for move in legal if move not in ("draw", "pass")]
-                sent = state["seq"]
-                await asyncio.sleep(0.06)  # the server takes 20 frames a second
-                await host.move(lays[0] if lays else "draw" if "draw" in legal else "pass")
-                await host.until(lambda s, sent=sent: s["seq"] > sent or bool(host.errors))
-                assert all(error["code"] == "stale" for error in host.errors), host.errors
-                # A move the server made for him first (his only one) answers "stale": only his own count, so
-                # that the position reached never depends on which of the two came first.
-                chosen += not host.errors
-                host.errors.clear()
-            else:
-                await host.receive()
 
 
 SETTLED = """() => !document.querySelector('#main.pending') && !document.querySelector('.card.flying')
