@@ -368,12 +368,7 @@ class Room(Driving, Replica):
         """A person's move (``"R12"``, ``"draw"``, ``"pass"``) made at ``seq``."""
 
         async def change() -> None:
-            if seat is None:
-                raise RoomError("not_a_player")
-            if self.status != "playing" or self.table is None:
-                raise RoomError("wrong_status", "web_error_not_playing")
-            if seq != self.seq:
-                raise RoomError("stale", seq=seq, current=self.seq)
+            self._require_playing(seat, seq)
             try:
                 move = Move.parse(text)
             except NotationError:
@@ -393,13 +388,7 @@ class Room(Driving, Replica):
                 (``stale``), another seat's turn (``not_your_turn``), other people at the table
                 (``no_hints``), or no thinker could give it (``no_hint_now``).
         """
-        if seat is None:
-            raise RoomError("not_a_player")
-        if self.status != "playing" or self.table is None:
-            raise RoomError("wrong_status", "web_error_not_playing")
-        if seq != self.seq:
-            raise RoomError("stale", seq=seq, current=self.seq)
-        table = self.table
+        table = self._require_playing(seat, seq)
         if table.game.is_over() or table.game.turn != seat:
             raise RoomError("not_your_turn")
         if table.people != (seat,):
@@ -436,6 +425,20 @@ class Room(Driving, Replica):
             self.status = "match_over" if self.table.match.is_over() else "round_over"
         self._changed()
         self.tell({"k": "move", "g": self.game_id, "n": preview.number, "t": preview.text})
+
+    def _require_playing(self, seat: int | None, seq: int) -> Table:
+        """The table, if ``seat`` is a player's and a game is under way at ``seq``.
+
+        Raises:
+            RoomError: ``not_a_player``, ``wrong_status`` or ``stale``.
+        """
+        if seat is None:
+            raise RoomError("not_a_player")
+        if self.status != "playing" or self.table is None:
+            raise RoomError("wrong_status", "web_error_not_playing")
+        if seq != self.seq:
+            raise RoomError("stale", seq=seq, current=self.seq)
+        return self.table
 
     def _require_host(self, seat: int | None) -> None:
         if seat != 0:

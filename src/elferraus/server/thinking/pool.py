@@ -171,14 +171,7 @@ class Thinkers:
             slot = self._route[key] = min(self._slots, key=lambda slot: (slot.computers, len(slot.queue)))
             slot.computers += 1
         future: asyncio.Future[Move] = asyncio.get_running_loop().create_future()
-        ask = _Ask(key, bot.name, bot.seed, view, where, future)
-        if slot.failed_starts >= TRIES:
-            _fall_back(ask, f"{slot.failed_starts} thinkers in a row did not start")
-        else:
-            slot.queue.append(ask)
-        slot.wake.set()
-        if slot.task is None or slot.task.done():
-            slot.task = asyncio.get_running_loop().create_task(self._live(slot), name=f"thinker {slot.number}")
+        self._ask(slot, _Ask(key, bot.name, bot.seed, view, where, future))
         return await future
 
     async def advise(self, name: str, seed: int, view: SeatView, where: str) -> Advice:
@@ -194,7 +187,12 @@ class Thinkers:
             raise RuntimeError("the thinkers are stopping")
         slot = min(self._slots, key=lambda slot: (len(slot.queue) + (slot.thinking is not None), slot.computers))
         future: asyncio.Future[Advice] = asyncio.get_running_loop().create_future()
-        ask = _Ask(-1, name, seed, view, where, future, advise=True)
+        self._ask(slot, _Ask(-1, name, seed, view, where, future, advise=True))
+        return await future
+
+    def _ask(self, slot: _Slot, ask: _Ask) -> None:
+        """Queue ``ask`` for the thinker of ``slot`` (started if it is not running), or answer it at once when
+        thinkers keep failing to start there."""
         if slot.failed_starts >= TRIES:
             _fall_back(ask, f"{slot.failed_starts} thinkers in a row did not start")
         else:
@@ -202,7 +200,6 @@ class Thinkers:
         slot.wake.set()
         if slot.task is None or slot.task.done():
             slot.task = asyncio.get_running_loop().create_task(self._live(slot), name=f"thinker {slot.number}")
-        return await future
 
     def _key(self, bot: Bot) -> int:
         key = self._keys.get(bot)
