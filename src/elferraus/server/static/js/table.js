@@ -48,9 +48,26 @@ function renderSeat(m, index) {
     h("span", { class: "who" }, toMove ? h("span", { class: "turn-mark", "aria-hidden": "true" }, "▶ ") : null, h("b", {}, m.names[index])),
     seat.kind === "computer" && seat.level ? h("span", { class: "level" }, ` (${levelWord(seat.level)})`) : null,
     toMove ? h("span", { class: "sr-only" }, `, ${t("web_to_move")}`) : null),
-  h("span", { class: "seat-count", "data-testid": `count-${index}` }, h("b", {}, String(count)), ` ${count === 1 ? t("card") : t("cards")}`),
+  h("span", { class: "seat-hand" }, backs(count, index),
+    h("span", { class: "seat-count", "data-testid": `count-${index}` }, h("b", {}, String(count)),
+      h("span", { class: "count-word" }, ` ${count === 1 ? t("card") : t("cards")}`))),
   presence(seat),
   last ? h("span", { class: "seat-last", "data-testid": `last-${index}` }, last) : null);
+}
+
+/** The most card backs drawn in a seat's fan (its count is written beside them). */
+export const MAX_BACKS = 12;
+
+/** A seat's hand as a fan of card backs, one a card up to MAX_BACKS: decoration (the count is the words). */
+function backs(count, index) {
+  const shown = Math.min(count, MAX_BACKS);
+  const fan = h("span", { class: "backs", "aria-hidden": "true", "data-testid": `backs-${index}` });
+  for (let i = 0; i < shown; i++) {
+    const back = h("span", { class: "back" });
+    back.style.setProperty("--i", String(i - (shown - 1) / 2)); // its place in the fan, from the middle
+    fan.append(back);
+  }
+  return fan;
 }
 
 const TABLE_READY = "elferraus:table-ready";

@@ -1,0 +1,159 @@
+"""The card table in a real browser: the opponents with their fans of card backs, the pile drawn as a stack,
+the drawn card coming from the pile, the deal, and the winner's celebration with the standings.
+
+Positions are dealt by hand and sent to the real page by a WebSocket that Playwright answers in the server's
+place (``look_helpers``); a second frame (the same game after a move) is sent when the test says so. What
+moves is read from the page's calls of ``Element.animate`` (the keyframes and the element's box when it was
+called), never from the clock.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, WebSocketRoute, expect
+
+from elferraus import read_position
+from elferraus.cards import CARDS
+from elferraus.game import Game
+from tests.server.static import test_browser
+from tests.server.static.test_browser import DESKTOP_EN, PHONE_DE, Device, Problems, Server
+from tests.server.static.test_browser_look import open_page
+from tests.support.look_helpers import CODE, state_frame
+
+server = test_browser.server
+browser = test_browser.browser
+contexts = test_browser.contexts
+problems = test_browser.problems
+
+MAX_BACKS = 12
+"""The most backs a seat's fan draws (table.js's MAX_BACKS)."""
+
+# Seat 0 holds nothing that fits the one open row: he may only draw. The others hold 14, 3 and 1 cards.
+ROWS = "R5-12"
+HAND = ["Y2", "Y3", "G1"]
+COUNTS = [14, 3, 1]
+
+# Every call of Element.animate: the element (its test id, classes), its box then, the keyframes' transforms.
+WATCH_ANIMATE = """
+window.animated = [];
+const realAnimate = Element.prototype.animate;
+Element.prototype.animate = function (keyframes, options) {
+  const box = this.getBoundingClientRect();
+  window.animated.push({
+    testid: this.dataset ? this.dataset.testid || null : null, cls: String(this.className),
+    box: { x: box.left + box.width / 2, y: box.top + box.height / 2 },
+    transforms: (Array.isArray(keyframes) ? keyframes : []).map((frame) => frame.transform || null),
+  });
+  return realAnimate.call(this, keyframes, options);
+};
+"""
+
+
+def dealt(rows: str = ROWS, hand: list[str] = HAND, counts: list[int] = COUNTS) -> Game:
+    """A 4-player game: ``rows`` laid, ``hand`` in seat 0's hand, ``counts`` cards in the others', the rest piled."""
+    on_table = {f"R{n}" for n in range(5, 13)} if rows == ROWS else set()
+    rest = [str(card) for card in CARDS if str(card) not in on_table and str(card) not in hand]
+    hands = [list(hand)]
+    for count in counts:
+        hands.append(rest[:count])
+        rest = rest[count:]
+    text = f"{rows} {'/'.join(''.join(cards) or '-' for cards in hands)} {''.join(rest)} 0 -:0:- RYGB:3:free:end"
+    return read_position(text)
+
+
+class Table:
+    """The room page showing hand-dealt frames: the first on the page's ``hello``, the next by ``send``."""
+
+    def __init__(self, page: Page, base: str, frame: dict[str, Any]) -> None:
+        self.page = page
+        self.socket: WebSocketRoute | None = None
+        self.seq = 1
+
+        def answer(socket: WebSocketRoute) -> None:
+            self.socket = socket
+
+            def hello(message: str | bytes) -> None:
+                if json.loads(message).get("type") == "hello":
+                    socket.send(json.dumps(frame))
+
+            socket.on_message(hello)
+
+        page.route_web_socket(re.compile(r"/ws/"), answer)
+        page.goto(f"{base}/r/{CODE}#t=look-token&s=0")
+        page.locator('[data-testid="board"]').wait_for()
+
+    def send(self, game: Game, **kwargs: Any) -> None:
+        assert self.socket is not None
+        self.seq += 1
+        frame = state_frame(game, **kwargs)
+        frame["seq"] = self.seq
+        self.socket.send(json.dumps(frame))
+
+
+def open_table(
+    browser: Browser,
+    contexts: list[BrowserContext],
+    problems: Problems,
+    server: Server,
+    game: Game,
+    device: Device = PHONE_DE,
+    *,
+    dark: bool = False,
+    reduced: bool = False,
+) -> Table:
+    page = open_page(browser, contexts, device, problems, dark=dark)
+    if reduced:
+        page.emulate_media(reduced_motion="reduce")
+    page.add_init_script(WATCH_ANIMATE)
+    return Table(page, server.base, state_frame(game))
+
+
+def center(page: Page, selector: str) -> tuple[float, float]:
+    box = page.locator(selector).bounding_box()
+    assert box is not None, selector
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+
+# -- the opponents ----------------------------------------------------------------------------------
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("device", [PHONE_DE, DESKTOP_EN], ids=lambda d: d.name)
+def test_each_opponent_shows_a_fan_of_backs_as_many_as_its_cards_up_to_12(
+    server: Server, browser: Browser, contexts: list[BrowserContext], problems: Problems, device: Device
+) -> None:
+    table = open_table(browser, contexts, problems, server, dealt(), device)
+    page = table.page
+    for seat, count in enumerate(COUNTS, start=1):
+        backs = page.get_by_test_id(f"backs-{seat}")
+        expect(backs.locator(".back")).to_have_count(min(count, MAX_BACKS))
+        expect(backs).to_have_attribute("aria-hidden", "true")
+        expect(page.get_by_test_id(f"count-{seat}")).to_contain_text(str(count))  # the number stays written
+        # the backs are decoration: the seat's accessible text is its name and its count in words
+        name = page.get_by_test_id(f"seat-{seat}").evaluate("(el) => el.innerText")
+        assert str(count) in name
+    # nobody's backs are in the accessibility tree
+    snapshot = page.get_by_test_id("opponents").aria_snapshot()
+    assert "back" not in snapshot.lower()
+    # the player to move is marked on one line, even on a phone
+    table.send(dealt_turn(1))
+    moving = page.locator(".seat.to-move .who")
+    expect(moving).to_have_count(1)
+    height = moving.evaluate("(el) => el.getBoundingClientRect().height")
+    line = moving.evaluate("(el) => parseFloat(getComputedStyle(el).lineHeight) || 20")
+    assert height < line * 1.5, (height, line)
+
+
+def dealt_turn(turn: int) -> Game:
+    game = dealt()
+    game.push_text("draw")
+    game.push_text("draw")
+    game.push_text("draw")
+    if game.turn != turn:
+        game.push_text("pass")
+    assert game.turn == turn
+    return game
