@@ -1,4 +1,5 @@
-"""Shared test set-up: a home folder of its own (``home``), a real PostgreSQL (``postgres``), the server's
+"""Shared test set-up: a config folder of its own with the terminal game's coach off (``config_home``, for every
+test), a home folder of its own (``home``), a real PostgreSQL (``postgres``), the server's
 database on each store (``database``), and the fuzz tests' totals in the terminal summary (summed over the
 xdist workers)."""
 
@@ -12,6 +13,17 @@ from typing import Any
 import pytest
 
 from tests.support.postgres_helpers import PostgresServer, postgres_server
+
+
+@pytest.fixture(autouse=True)
+def config_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A config folder of each test's own (no test reads or writes the user's), in which the terminal game's
+    coach is off: a test of the table sees the table, and the coach's own tests turn it on."""
+    config = tmp_path_factory.mktemp("config")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
+    (config / "elferraus").mkdir()
+    (config / "elferraus" / "settings.toml").write_text("coach = false\n", encoding="utf-8")
+    return config
 
 
 @pytest.fixture

@@ -369,7 +369,9 @@ def tui_first_turn(lang: Lang) -> dict[str, object]:
         seen["status"] = str(screen.query_one("#status", Static).content)
         seen["hand"] = " ".join(str(screen.query_one(HandView).render()).split())
         seen["log"] = [strip.text.rstrip() for strip in screen.query_one("#log", RichLog).lines]
-        seen["keys"] = [(key.key_display, key.description) for key in screen.query(FooterKey)]
+        # the coach's keys are the full game's own: the plain prompt has no coach
+        keys = [key for key in screen.query(FooterKey) if not key.action.startswith("coach")]
+        seen["keys"] = [(key.key_display, key.description) for key in keys]
         await pilot.press("h")
         while not str(screen.query_one("#note", Static).content).startswith(("Hint:", "Tipp:")):
             assert time.monotonic() < deadline + 30, "no hint came"

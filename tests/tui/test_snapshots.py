@@ -26,6 +26,7 @@ from elferraus.tui.app import ElferRausApp
 from elferraus.tui.dialogs import HandoffScreen, HelpScreen, QuitScreen
 from elferraus.tui.result_screen import ResultScreen
 from elferraus.tui.save_dialog import SaveDialog
+from elferraus.tui.settings import default_settings_path
 from elferraus.tui.setup_screen import SetupChoices, SetupScreen
 from elferraus.tui.table_screen import TableScreen
 from tests.support.tui_helpers import table_at
@@ -270,3 +271,13 @@ def test_table_after_taking_back(snap_compare: SnapCompare, lang: Lang) -> None:
         await until(pilot, lambda: bool(str(note.content)), "the note")
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+@LANGS
+@pytest.mark.parametrize("size", [(80, 24), (120, 36)], ids=["80x24", "120x36"])
+def test_table_with_the_coach(snap_compare: SnapCompare, lang: Lang, size: tuple[int, int]) -> None:
+    """A first run: the coach's note under the hand (what fits, with the hint key), the hand and rows in full;
+    on a narrow screen the footer names x, and the note names c."""
+    default_settings_path().unlink()
+    app = ElferRausApp(choices("human", "greedy", "random", "greedy"), lang=lang, seed=8, start=True)
+    assert snap_compare(app, terminal_size=size, run_before=your_turn(app))

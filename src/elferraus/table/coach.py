@@ -1,7 +1,7 @@
 """The coach of a first game: which rule matters to a seat at this moment, read from its view alone.
 
 The terminal game and the web page show the rule (the catalogue's ``coach_`` + the moment) the first
-time each moment comes in a game; telling each once is theirs to keep track of. What the moment is
+time each moment comes in a game (``tip_of`` names it); telling each once is theirs to keep track of. What the moment is
 belongs here, so that both say the same at the same time:
 
 - ``start``: the game is just dealt or just opened, or the seat waits for its first turn: the red 11
@@ -64,4 +64,18 @@ def moment(view: SeatView) -> Moment | None:
     return "must_draw" if can_draw else None
 
 
-__all__ = ["MOMENTS", "Moment", "moment"]
+def tip_of(now: Moment | None, told: set[str] | frozenset[str]) -> str | None:
+    """The rule to tell at ``now`` (a catalogue key after ``coach_``), or None if ``told`` holds it already.
+
+    A card that fits while drawing is allowed is told first as what fits, the next time as holding back.
+
+    >>> tip_of("may_hold", set()), tip_of("may_hold", {"fits"}), tip_of("may_hold", {"fits", "hold"})
+    ('fits', 'hold', None)
+    """
+    if now is None:
+        return None
+    tip = ("hold" if "fits" in told else "fits") if now == "may_hold" else now
+    return None if tip in told else tip
+
+
+__all__ = ["MOMENTS", "Moment", "moment", "tip_of"]

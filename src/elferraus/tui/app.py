@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import ClassVar
 
@@ -16,9 +17,10 @@ from elferraus.table.saving import default_save_path, save_game_file, write_save
 from elferraus.table.session import Seat, Table, TableSetup
 from elferraus.tui.choices import SetupChoices
 from elferraus.tui.dialogs import HelpScreen, QuitChoice, QuitScreen
-from elferraus.tui.requests import LanguageChosen, RoundOver, SaveWanted, StartTable
+from elferraus.tui.requests import CoachWanted, LanguageChosen, RoundOver, SaveWanted, StartTable
 from elferraus.tui.result_screen import ResultChoice, ResultScreen
 from elferraus.tui.save_dialog import SaveDialog
+from elferraus.tui.settings import Settings, default_settings_path, read_settings, write_settings
 from elferraus.tui.setup_screen import SetupScreen
 from elferraus.tui.table_screen import TableScreen
 from elferraus.tui.theme import THEME
@@ -49,6 +51,8 @@ class ElferRausApp(App[None]):
             in the user's data folder.
         seed: the first deal's seed (default: a new one each time).
         start: go straight to the table with ``choices`` instead of showing the new-game screen.
+        settings_path: the file the game's settings are kept in between runs (default: ``settings.toml`` in
+            the user's config folder).
     """
 
     TITLE = "Elfer raus!"
@@ -73,6 +77,7 @@ class ElferRausApp(App[None]):
         save_path: str | None = None,
         seed: int | None = None,
         start: bool = False,
+        settings_path: Path | None = None,
     ) -> None:
         super().__init__()
         self.register_theme(THEME)
@@ -83,6 +88,9 @@ class ElferRausApp(App[None]):
         self.save_path = save_path
         self._seed = seed
         self._start = start
+        self.settings_path = settings_path if settings_path is not None else default_settings_path()
+        self.settings: Settings = read_settings(self.settings_path)
+        """What the game remembers between runs (the coach); a broken file gives the defaults."""
 
     @property
     def table(self) -> Table:
@@ -94,11 +102,11 @@ class ElferRausApp(App[None]):
         if not self.is_headless and _on_a_terminal():
             self.set_interval(HANGUP_CHECK_SECONDS, self._leave_if_hung_up)
         if self._table is not None:
-            self.push_screen(TableScreen(self._table, self.lang, self.choices.pace))
+            self.push_screen(self._table_screen_for(self._table))
         elif self._start:
             self.start_table(self.choices)
         else:
-            self.push_screen(SetupScreen(self.choices, self.lang))
+            self.push_screen(self._setup_screen())
 
     def _leave_if_hung_up(self) -> None:
         # A closed terminal window sends SIGHUP only to its session's leader: under `make play` that is make,
@@ -119,7 +127,14 @@ class ElferRausApp(App[None]):
             for seat in range(choices.players)
         )
         self._table = Table(TableSetup(seats, choices.rules, choices.rounds, seed=seed))
-        self.switch_or_push(TableScreen(self._table, self.lang, choices.pace))
+        self.switch_or_push(self._table_screen_for(self._table))
+
+    def _table_screen_for(self, table: Table) -> TableScreen:
+        """The table's screen, with the coach on until the person's first finished game, or as he chose."""
+        return TableScreen(table, self.lang, self.choices.pace, coach=self.settings.coach_wanted)
+
+    def _setup_screen(self) -> SetupScreen:
+        return SetupScreen(self.choices, self.lang, coach=self.settings.coach_wanted)
 
     def switch_or_push(self, screen: TableScreen) -> None:
         """Show ``screen`` in place of the current one (or on top of the default screen)."""
@@ -133,7 +148,15 @@ class ElferRausApp(App[None]):
 
     def on_language_chosen(self, request: LanguageChosen) -> None:
         self.lang = request.lang
-        self.switch_screen(SetupScreen(self.choices, self.lang))
+        self.switch_screen(self._setup_screen())
+
+    def on_coach_wanted(self, request: CoachWanted) -> None:
+        self._remember(replace(self.settings, coach=request.on))
+
+    def _remember(self, settings: Settings) -> None:
+        """Keep ``settings`` for the next runs (a file that cannot be written changes nothing but this run)."""
+        self.settings = settings
+        write_settings(self.settings_path, settings)
 
     # -- the end of a round ---------------------------------------------------
 
@@ -143,6 +166,8 @@ class ElferRausApp(App[None]):
     def round_over(self) -> None:
         """The round is over (the table has scored it): save it if a file was given, and show the result."""
         table = self.table
+        if table.people and not self.settings.played:
+            self._remember(replace(self.settings, played=True))  # the coach waits to be asked from now on
         if self.save_path is not None:
             self.save_game(quiet=True)
         self.push_screen(ResultScreen(table, self.lang), self._after_result)
@@ -154,7 +179,7 @@ class ElferRausApp(App[None]):
         elif choice == "again":
             self.start_table(self.choices)
         elif choice == "new":
-            self.switch_screen(SetupScreen(self.choices, self.lang))
+            self.switch_screen(self._setup_screen())
         elif choice == "quit":
             self.exit()
 

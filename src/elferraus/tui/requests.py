@@ -29,6 +29,14 @@ class LanguageChosen(Message):
         self.lang = lang
 
 
+class CoachWanted(Message):
+    """The person turned the coach on or off (remembered for the next games)."""
+
+    def __init__(self, on: bool) -> None:
+        super().__init__()
+        self.on = on
+
+
 class RoundOver(Message):
     """The table's round is over, scored by the table: save it if the game has a file, and show the result."""
 
@@ -37,4 +45,4 @@ class SaveWanted(Message):
     """The person asks to save the game (the save dialog asks where)."""
 
 
-__all__ = ["LanguageChosen", "RoundOver", "SaveWanted", "StartTable"]
+__all__ = ["CoachWanted", "LanguageChosen", "RoundOver", "SaveWanted", "StartTable"]

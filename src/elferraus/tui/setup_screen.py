@@ -1,4 +1,4 @@
-"""The new-game screen: players, who is a person, computer levels, rules, match, language, pace."""
+"""The new-game screen: players, who is a person, computer levels, rules, match, language, pace, the coach."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from elferraus.rules import PRESETS
 from elferraus.table.seating import PERSON
 from elferraus.tui.choices import MAX_SEATS, SetupChoices
 from elferraus.tui.keys import localize_bindings
-from elferraus.tui.requests import LanguageChosen, StartTable
+from elferraus.tui.requests import CoachWanted, LanguageChosen, StartTable
 
 LEVELS = (PERSON, "easy", "medium", "hard", "expert", "master", "greedy", "random")
 LENGTHS = (1, 3, 5, 10)
@@ -61,6 +61,8 @@ class SetupScreen(Screen[None]):
     SetupScreen Select { width: 1fr; margin-right: 2; }
     SetupScreen #players { width: 8; }
     SetupScreen #lang { width: 14; }
+    SetupScreen #coach { width: 10; margin-right: 0; }
+    SetupScreen #coach-label { width: auto; }
     SetupScreen .seat Input { width: 28; margin-right: 2; }
     SetupScreen .seat Select { width: 24; }
     SetupScreen #seats { height: auto; margin-bottom: 1; }
@@ -74,10 +76,12 @@ class SetupScreen(Screen[None]):
     SHORT = 24
     """Below this many rows the form closes up its blank lines, so that it fits with its buttons (down to 20 rows)."""
 
-    def __init__(self, choices: SetupChoices, lang: Lang) -> None:
+    def __init__(self, choices: SetupChoices, lang: Lang, *, coach: bool = False) -> None:
         super().__init__()
         self.choices = choices
         self.lang: Lang = lang
+        self.coach = coach
+        """The coach's switch as the screen opens (a change is remembered at once, for every next game)."""
 
     def compose(self) -> ComposeResult:
         lang, c = self.lang, self.choices
@@ -120,6 +124,14 @@ class SetupScreen(Screen[None]):
                     [(pace_label(p, lang), p) for p in sorted({*SETUP_PACES, c.pace})],
                     value=c.pace,
                     id="pace",
+                    allow_blank=False,
+                    compact=True,
+                )
+                yield Label(tr("coach_title", lang), id="coach-label")
+                yield Select(
+                    [(tr("setting_on", lang), True), (tr("setting_off", lang), False)],
+                    value=self.coach,
+                    id="coach",
                     allow_blank=False,
                     compact=True,
                 )
@@ -186,6 +198,9 @@ class SetupScreen(Screen[None]):
             c.pace = float(value)
         elif select_id.startswith("level-") and isinstance(value, str):
             c.levels[int(select_id.removeprefix("level-"))] = value
+        elif select_id == "coach" and isinstance(value, bool) and value != self.coach:
+            self.coach = value
+            self.post_message(CoachWanted(value))
         elif select_id == "lang" and value in LANGUAGES and value != self.lang:
             self.post_message(LanguageChosen("de" if value == "de" else "en"))
             return

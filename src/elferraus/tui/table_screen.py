@@ -25,6 +25,7 @@ from elferraus.bots import Advice
 from elferraus.errors import IllegalMoveError
 from elferraus.i18n import Lang, cards_in_words, explain, format_number, tr
 from elferraus.moves import DRAW, PASS, Move
+from elferraus.table.coach import moment, tip_of
 from elferraus.table.hints import hint_line
 from elferraus.table.session import Table
 from elferraus.table.words import (
@@ -41,8 +42,8 @@ from elferraus.table.words import (
 )
 from elferraus.tui.dialogs import HandoffScreen
 from elferraus.tui.keys import localize_bindings
-from elferraus.tui.requests import RoundOver, SaveWanted
-from elferraus.tui.widgets import ActionButton, HandView, OpponentsView, RowsView, SeatLine
+from elferraus.tui.requests import CoachWanted, RoundOver, SaveWanted
+from elferraus.tui.widgets import ActionButton, CoachPanel, HandView, OpponentsView, RowsView, SeatLine
 
 WIDE = 112
 """From this many columns on, the move log sits beside the table instead of below it."""
@@ -50,7 +51,20 @@ MIN_SIZE = (80, 24)
 """The smallest terminal the table fits in; below it the screen says so instead of cutting the table off."""
 PACES = (0.0, 0.2, 0.4, 0.6, 1.0, 1.5, 2.5)
 _TABLE_ACTIONS = frozenset(
-    {"cursor", "cursor_fitting", "go", "draw", "end_turn", "hint", "undo", "undo_refused", "refused"}
+    {
+        "cursor",
+        "cursor_fitting",
+        "go",
+        "draw",
+        "end_turn",
+        "hint",
+        "undo",
+        "undo_refused",
+        "refused",
+        "coach",
+        "coach_ok",
+        "coach_quiet",
+    }
 )
 _MOVES = {"draw": DRAW, "end_turn": PASS}
 """The footer's moves other than laying a card."""
@@ -75,6 +89,9 @@ class TableScreen(Screen[None]):
         Binding("e,b,p", "refused('end_turn')", show=False),
         Binding("h", "refused('hint')", show=False),
         Binding("u", "undo_refused", show=False),
+        Binding("x", "coach_ok", "got it"),
+        Binding("c", "coach", "coach"),
+        Binding("c", "coach_quiet", show=False),  # c on a narrow screen while the coach's note names it
         Binding("s", "save", "save", show=False),
         Binding("plus,equals_sign", "pace(1)", "slower", show=False),
         Binding("minus", "pace(-1)", "faster", show=False),
@@ -105,7 +122,7 @@ class TableScreen(Screen[None]):
     TableScreen.too-small #too-small { display: block; }
     """
 
-    def __init__(self, table: Table, lang: Lang, pace: float) -> None:
+    def __init__(self, table: Table, lang: Lang, pace: float, *, coach: bool = False) -> None:
         super().__init__()
         self.table = table
         """The table being played (the app deals its next round; "play again" gets a new screen)."""
@@ -125,6 +142,15 @@ class TableScreen(Screen[None]):
         """The driver waits for a dialog over the table to close before its next move."""
         self._undo_requested = False
         self._logged = 0
+        self.coach_on = coach
+        """The coach tells each rule once a game, the first time it matters (c turns it on and off)."""
+        self.coach_tip: str | None = None
+        """The rule the coach's note shows (a catalogue key after ``coach_``), until x or a new rule."""
+        self.coach_told: dict[int, list[str]] = {}
+        """The rules told to each person this game, in order (pass-and-play: the coach speaks to each)."""
+        self._tip_seat = 0
+        self._coach_at: tuple[int, int, str | None] | None = None
+        """The seat, move and moment the coach last looked at: a moment is told once, however often it is drawn."""
 
     @property
     def awaiting(self) -> bool:
@@ -164,6 +190,11 @@ class TableScreen(Screen[None]):
             return False if len(self.table.people) != 1 else True if self._can_undo() else None
         if action == "undo_refused":
             return not self._can_undo()
+        if action == "coach_ok":
+            return self.coach_showing
+        if action in ("coach", "coach_quiet"):  # on a narrow screen the note names c, and the footer has no room
+            crowded = self.coach_showing and self.has_class("narrow")
+            return crowded if action == "coach_quiet" else not crowded
         return True
 
     def _can_undo(self) -> bool:
@@ -190,6 +221,7 @@ class TableScreen(Screen[None]):
                     yield ActionButton(f"{tr('button_end', lang)} ({self._key('e')})", "key_end", lang, id="end")
                     yield ActionButton(f"{tr('button_hint', lang)} (h)", "key_hint", lang, id="hint")
                     yield ActionButton(f"{tr('button_undo', lang)} (u)", "key_undo", lang, id="undo")
+                yield CoachPanel(id="coach")
             yield RichLog(id="log", wrap=True, markup=False, auto_scroll=True)
         yield Static(id="too-small", markup=False)
         yield Footer()
@@ -209,6 +241,7 @@ class TableScreen(Screen[None]):
     def _fit(self, width: int, height: int) -> None:
         """Lay the table out for a terminal of this size, or say that it is too small for it."""
         self.set_class(width < WIDE, "narrow")
+        self.query_one(Footer).compact = width < WIDE  # room for the coach's keys in 80 columns, also in German
         small = width < MIN_SIZE[0] or height < MIN_SIZE[1]
         if small:
             notice = tr("too_small", self.lang, need=f"{MIN_SIZE[0]}x{MIN_SIZE[1]}", size=f"{width}x{height}")
@@ -237,6 +270,8 @@ class TableScreen(Screen[None]):
             "save": "key_save",
             "pace(1)": "key_slower",
             "pace(-1)": "key_faster",
+            "coach": "key_coach",
+            "coach_ok": "key_coach_ok",
         }
         shown = {"d": lang == "en", "z": lang == "de", "e": lang == "en", "b": lang == "de", "p": False}
         localize_bindings(self, lang, words, shown)
@@ -250,6 +285,7 @@ class TableScreen(Screen[None]):
         self.viewer = people[0] if people else 0
         self.hidden = len(people) > 1
         self._logged = 0
+        self.coach_told, self.coach_tip, self._coach_at = {}, None, None  # each rule once a game
         self.query_one("#log", RichLog).clear()
         self._log_new_moves()  # a resumed game shows its history so far
         self.query_one("#note", Static).update("")
@@ -448,7 +484,67 @@ class TableScreen(Screen[None]):
         undo = self.query_one("#undo", Button)
         undo.display = len(table.people) == 1  # taking back is for a person alone with computers: never offered else
         undo.disabled = table.undo_target(self.viewer) is None
+        self._coach()
         self.refresh_bindings()  # the footer follows the buttons
+
+    # -- the coach ------------------------------------------------------------
+
+    @property
+    def coach_showing(self) -> bool:
+        """The coach's note is on screen."""
+        return self.query_one("#coach", CoachPanel).display
+
+    def _coach(self) -> None:
+        """Tell the rule that matters now to the person whose cards are shown, if it is not told yet this game.
+
+        The note stays until x, a new rule, or the next person takes over (pass-and-play); nothing is told
+        while the cards are covered. The hint key is named where hints are given: to a person alone with
+        computers, on his turn with a choice.
+        """
+        table, lang = self.table, self.lang
+        seat = self.viewer
+        if seat != self._tip_seat:
+            self.coach_tip, self._tip_seat = None, seat
+        speaking = self.coach_on and not self.hidden and table.is_person(seat)
+        now = moment(table.game.view(seat)) if speaking else None
+        at = (seat, table.game.move_count, now)
+        if speaking and at != self._coach_at:
+            self._coach_at = at
+            told = self.coach_told.setdefault(seat, [])
+            tip = tip_of(now, frozenset(told))
+            if tip is not None:
+                told.append(tip)
+                self.coach_tip = tip
+        panel = self.query_one("#coach", CoachPanel)
+        if not speaking or self.coach_tip is None:
+            panel.show(None, (), lang)
+            return
+        key = "coach_fits_terminal" if self.coach_tip == "fits" else f"coach_{self.coach_tip}"
+        keys = [("x", tr("coach_ok", lang)), ("c", tr("coach_turn_off", lang))]
+        choices = table.game.view(seat).legal if self.awaiting else ()
+        if len(table.people) == 1 and len(choices) > 1:
+            keys.insert(0, ("h", tr("coach_ask", lang)))
+        panel.show(tr(key, lang, draws=table.game.rules.max_draws), keys, lang)
+
+    def action_coach_ok(self) -> None:
+        """Close the coach's note (the next rule comes when it matters)."""
+        self.coach_tip = None
+        self._coach()
+        self.refresh_bindings()
+
+    def action_coach(self) -> None:
+        """Turn the coach off, or on again (remembered for the next games)."""
+        self.coach_on = not self.coach_on
+        if not self.coach_on:
+            self.coach_tip = None
+        self.post_message(CoachWanted(self.coach_on))
+        self.notify(tr("coach_now_on" if self.coach_on else "coach_now_off", self.lang), timeout=3)
+        self._coach()
+        self.refresh_bindings()
+
+    def action_coach_quiet(self) -> None:
+        """``c`` while the footer has no room to name it."""
+        self.action_coach()
 
     def _title(self) -> str:
         return title_line(self.table, self.lang)

@@ -324,3 +324,34 @@ class ActionButton(Button):
 
     def on_mount(self) -> None:
         localize_bindings(self, self.lang, {"press": self.word})
+
+
+class CoachPanel(Widget):
+    """The coach's note under the hand: one rule, and the keys that answer it.
+
+    Hidden while it has nothing to say (``show(None, ...)``).
+    """
+
+    DEFAULT_CSS = """
+    CoachPanel { display: none; height: auto; margin-top: 1; padding: 0 1; border-left: outer $accent;
+        background: $accent-muted; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.text = ""
+        self.keys: tuple[tuple[str, str], ...] = ()
+        self._lang: Lang = "en"
+
+    def show(self, text: str | None, keys: Sequence[tuple[str, str]], lang: Lang) -> None:
+        """Show ``text`` (the rule) with ``keys`` (key, what it does) under it; None hides the note."""
+        self.display = text is not None
+        self.text, self.keys, self._lang = text or "", tuple(keys), lang
+        self.refresh(layout=True)
+
+    def render(self) -> Content:
+        keys = Content(" · ").join(
+            Content.assemble((key, "bold $text-accent"), f" {words}") for key, words in self.keys
+        )
+        head = Content.assemble((f"{tr('coach_title', self._lang)}: ", "bold $text-accent"), self.text)
+        return Content("\n").join([head, keys]) if self.keys else head
