@@ -511,6 +511,8 @@ class TableScreen(Screen[None]):
         if speaking and at != self._coach_at:
             self._coach_at = at
             told = self.coach_told.setdefault(seat, [])
+            if now is not None and not told and not any(mover == seat for mover, _, _ in table.game.history()):
+                now = "start"  # pass-and-play: a person first hears how the game starts, at his first turn
             tip = tip_of(now, frozenset(told))
             if tip is not None:
                 told.append(tip)
