@@ -157,3 +157,38 @@ def dealt_turn(turn: int) -> Game:
         game.push_text("pass")
     assert game.turn == turn
     return game
+
+
+# -- the table and the pile -------------------------------------------------------------------------
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("dark", [False, True], ids=["light", "dark"])
+def test_the_pile_lies_on_the_felt_as_a_stack_of_backs_with_its_count(
+    server: Server, browser: Browser, contexts: list[BrowserContext], problems: Problems, dark: bool
+) -> None:
+    game = dealt()
+    table = open_table(browser, contexts, problems, server, game, dark=dark)
+    page = table.page
+    pile = page.get_by_test_id("pile")
+    count = game.pile_size()
+    expect(pile).to_have_attribute("data-count", str(count))
+    expect(pile).to_contain_text(str(count))  # the count is written
+    stack = page.get_by_test_id("pile-stack")
+    expect(stack).to_have_attribute("aria-hidden", "true")
+    expect(stack.locator(".back")).to_have_count(min(5, -(-count // 8)))
+    assert stack.evaluate("(el) => el.closest('.table-area') !== null")  # on the table
+    # the table is a surface of its own (the felt), not the page's background
+    felt, ground = page.locator(".table-area").evaluate(
+        "(el) => [getComputedStyle(el).backgroundColor, getComputedStyle(document.body).backgroundColor]"
+    )
+    assert felt != ground
+    # an empty pile is an outline, with its 0 written
+    empty = dealt()
+    while empty.pile_size():  # every seat draws whenever it may, until the pile is gone
+        move = "draw" if "draw" in [str(m) for m in empty.legal_moves()] else str(empty.legal_moves()[0])
+        empty.push_text(move)
+    assert not empty.is_over()
+    table.send(empty)
+    expect(pile).to_have_attribute("data-count", str(empty.pile_size()))
+    expect(stack.locator(".back")).to_have_count(min(5, -(-empty.pile_size() // 8)))

@@ -70,6 +70,14 @@ function backs(count, index) {
   return fan;
 }
 
+/** The pile on the table: a stack of backs, one for every 8 cards or part of it (at most 5), an outline when it
+ * is empty. Decoration: the count is written beside it. */
+function pileStack(count) {
+  const stack = h("span", { class: "pile-stack", "aria-hidden": "true", "data-testid": "pile-stack" });
+  for (let i = 0; i < Math.min(5, Math.ceil(count / 8)); i++) stack.append(h("span", { class: "back" }));
+  return stack;
+}
+
 const TABLE_READY = "elferraus:table-ready";
 
 export class TableScreen {
@@ -222,7 +230,7 @@ export class TableScreen {
     const parts = [`${t("pile")}: ${m.pile ?? 0}`];
     if (m.rules.key && has(m.rules.key)) parts.push(t(m.rules.key).split(":")[0]);
     e.boardTitle.textContent = t("web_table");
-    e.pile.textContent = parts.join(" · ");
+    fill(e.pile, pileStack(m.pile ?? 0), h("span", { class: "pile-words" }, parts.join(" · ")));
     e.pile.dataset.count = String(m.pile ?? 0);
     labelSoundSwitch(e.sound, t("web_sound"));
     fill(e.boardWrap, renderBoard(m.rows, m.slots, m.rules.colors, m.lastLay && m.lastLay.card));
