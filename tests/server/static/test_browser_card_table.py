@@ -20,7 +20,7 @@ from elferraus import read_position
 from elferraus.cards import CARDS
 from elferraus.game import Game
 from tests.server.static import test_browser
-from tests.server.static.test_browser import DESKTOP_EN, PHONE_DE, Device, Problems, Server
+from tests.server.static.test_browser import DESKTOP_EN, PHONE_DE, Device, Problems, Server, wait_until
 from tests.server.static.test_browser_look import open_page
 from tests.support.look_helpers import CODE, state_frame
 
@@ -47,6 +47,7 @@ Element.prototype.animate = function (keyframes, options) {
     testid: this.dataset ? this.dataset.testid || null : null, cls: String(this.className),
     box: { x: box.left + box.width / 2, y: box.top + box.height / 2 },
     transforms: (Array.isArray(keyframes) ? keyframes : []).map((frame) => frame.transform || null),
+    delay: (options && options.delay) || 0, duration: (options && options.duration) || 0,
   });
   return realAnimate.call(this, keyframes, options);
 };
@@ -192,3 +193,83 @@ def test_the_pile_lies_on_the_felt_as_a_stack_of_backs_with_its_count(
     table.send(empty)
     expect(pile).to_have_attribute("data-count", str(empty.pile_size()))
     expect(stack.locator(".back")).to_have_count(min(5, -(-empty.pile_size() // 8)))
+
+
+# -- motion -----------------------------------------------------------------------------------------
+
+
+def translation(transform: str) -> tuple[float, float]:
+    """The translate() of a keyframe's transform (it comes first), in px."""
+    match = re.match(r"translate\((-?[\d.e-]+)(?:px)?, ?(-?[\d.e-]+)(?:px)?\)", transform)
+    assert match, transform
+    return float(match[1]), float(match[2])
+
+
+def starts_at(call: dict[str, Any], point: tuple[float, float], slack: float = 2) -> bool:
+    dx, dy = translation(call["transforms"][0])
+    return abs(call["box"]["x"] + dx - point[0]) < slack and abs(call["box"]["y"] + dy - point[1]) < slack
+
+
+def calls(page: Page, test: str) -> list[dict[str, Any]]:
+    return list(page.evaluate(f"window.animated.filter((call) => {test})"))
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("device", [PHONE_DE, DESKTOP_EN], ids=lambda d: d.name)
+def test_the_hand_is_dealt_from_the_pile_and_a_drawn_card_comes_from_it(
+    server: Server, browser: Browser, contexts: list[BrowserContext], problems: Problems, device: Device
+) -> None:
+    game = dealt()
+    table = open_table(browser, contexts, problems, server, game, device)
+    page = table.page
+    pile = center(page, '[data-testid="pile-stack"]')
+    # the deal: every card of the hand comes in from the pile, one after another, all within a second
+    wait_until(page, f"window.animated.filter((c) => (c.testid || '').startsWith('card-')).length >= {len(HAND)}")
+    deal = calls(page, "(call.testid || '').startsWith('card-')")
+    assert sorted(call["testid"] for call in deal) == sorted(f"card-{card}" for card in HAND)
+    assert all(starts_at(call, pile) for call in deal), deal
+    assert len({call["delay"] for call in deal}) == len(HAND)  # staggered
+    assert max(call["delay"] + call["duration"] for call in deal) < 1000
+    # the reader draws: his new card comes from the pile (turning face up)
+    game.push_text("draw")
+    drawn = str(game.last_drawn)
+    table.send(game)
+    wait_until(page, f"window.animated.some((c) => c.testid === 'card-{drawn}')")
+    [call] = calls(page, f"call.testid === 'card-{drawn}'")
+    assert starts_at(call, pile), (call, pile)
+    assert "rotateY(90deg)" in call["transforms"][0]
+    # another player draws: a back (never his card) goes from the pile to his fan
+    other = dealt_turn(1)
+    table.send(other)
+    expect(page.locator(".seat.to-move")).to_have_attribute("data-testid", "seat-1")
+    other.push_text("draw")
+    table.send(other)
+    wait_until(page, "window.animated.some((c) => c.cls.includes('drawn-back'))")
+    [back] = calls(page, "call.cls.includes('drawn-back')")
+    fan = center(page, '[data-testid="backs-1"]')
+    pile = center(page, '[data-testid="pile-stack"]')  # (the seats' lines above the table may have moved it)
+    assert starts_at(back, pile), (back, pile)  # its first keyframe is where it is put: on the pile
+    dx, dy = translation(back["transforms"][-1])
+    assert abs(back["box"]["x"] + dx - fan[0]) < 3, (back, fan)
+    assert abs(back["box"]["y"] + dy - fan[1]) < 3, (back, fan)
+    expect(page.locator(".drawn-back")).to_have_count(0)  # gone once it has arrived
+    assert page.evaluate("document.querySelectorAll('.drawn-back .num, .drawn-back .corner').length") == 0
+
+
+@pytest.mark.timeout(60)
+def test_with_reduced_motion_nothing_moves_at_the_deal_or_a_draw(
+    server: Server, browser: Browser, contexts: list[BrowserContext], problems: Problems
+) -> None:
+    game = dealt()
+    table = open_table(browser, contexts, problems, server, game, reduced=True)
+    page = table.page
+    game.push_text("draw")
+    table.send(game)
+    expect(page.get_by_test_id(f"card-{game.last_drawn}")).to_be_visible()
+    other = dealt_turn(1)
+    table.send(other)
+    other.push_text("draw")
+    table.send(other)
+    expect(page.get_by_test_id("count-1")).to_contain_text(str(other.hand_sizes()[1]))
+    assert page.evaluate("document.getAnimations().length") == 0
+    assert page.evaluate("window.animated") == []

@@ -7,7 +7,7 @@ import { h, fill, keyboardScrollable, scrollsNow, afterLayout, viewportWidth, co
 import { t, has, say, levelWord } from "./i18n.js";
 import { isOver } from "./state.js";
 import { isCard, cardFace, cardButtonLabel, renderBoard, handLines, cardWidth, centerEleven } from "./board.js";
-import { prepareFlight, fly, flipDrawn, revealLast } from "./motion.js";
+import { prepareFlight, fly, prepareDraw, isDeal, planPileMotion, revealLast } from "./motion.js";
 import { soundSwitch, labelSoundSwitch, playFor } from "./sound.js";
 import { Announcer } from "./announce.js";
 import { Reactions } from "./reactions.js";
@@ -175,6 +175,8 @@ export class TableScreen {
     const previous = this.model;
     this.model = model;
     const flight = prepareFlight(previous, model, this.els);
+    const draw = prepareDraw(previous, model);
+    const deal = isDeal(previous, model);
     // where the focus is (or is to go, when the last update's move of it is still to come)
     const focused = this.focusTo || (document.activeElement && this.root.contains(document.activeElement)
       ? document.activeElement.getAttribute("data-testid") : null);
@@ -199,9 +201,9 @@ export class TableScreen {
       center: firstTable,
       reveal: !previous || !previous.hasGame || model.log.length !== previous.log.length,
       flight,
+      pileMotion: draw || deal ? { draw, deal } : null,
     });
     this.announcer.follow(previous, model);
-    flipDrawn(previous, model, this.els.hand);
     playFor(previous, model);
     // the table is drawn and takes clicks from here on (benchmarks/site/web_time_to_table.py reads this)
     if (model.hasGame && !(previous && previous.hasGame)) {
@@ -419,6 +421,7 @@ export class TableScreen {
       center: Boolean(work.center || (pending && pending.center)),
       reveal: Boolean(work.reveal || (pending && pending.reveal)),
       flight: work.flight || (pending && pending.flight) || null,
+      pileMotion: work.pileMotion || (pending && pending.pileMotion) || null,
     };
     if (pending) return; // already asked for
     const run = () => {
@@ -440,6 +443,7 @@ export class TableScreen {
       const area = e.log.parentElement;
       const areaEnd = area ? area.scrollHeight : 0;
       const scrolls = [e.boardWrap, e.log].map((el) => scrollsNow(el));
+      const fromPile = todo.pileMotion ? planPileMotion(todo.pileMotion, e) : null;
       const active = document.activeElement;
       if (this.focusTo && (!active || active === document.body || active === this.root)) this.restoreFocus(this.focusTo);
       this.focusTo = null;
@@ -452,6 +456,7 @@ export class TableScreen {
       if (area) area.scrollTop = areaEnd;
       [e.boardWrap, e.log].forEach((el, i) => keyboardScrollable(el, scrolls[i]));
       if (todo.flight) fly(todo.flight, e.boardWrap);
+      if (fromPile) fromPile();
     };
     afterLayout(this.els.boardWrap, run);
   }
