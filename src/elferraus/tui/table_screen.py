@@ -116,6 +116,7 @@ class TableScreen(Screen[None]):
     TableScreen #log { width: 1fr; height: 1fr; min-height: 3; overflow-y: auto;
         border-left: vkey $primary-muted; padding: 0 1; }
     TableScreen.narrow #log { width: 100%; border-left: none; border-top: hkey $primary-muted; }
+    TableScreen.narrow #coach { margin-top: 0; }  /* its tint sets it apart; the line is the move log's */
     TableScreen #too-small { display: none; width: auto; max-width: 90%; height: auto; padding: 1 2;
         border: thick $warning; background: $surface; }
     TableScreen.too-small #body { display: none; }
