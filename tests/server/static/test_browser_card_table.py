@@ -56,7 +56,8 @@ Element.prototype.animate = function (keyframes, options) {
 
 def dealt(rows: str = ROWS, hand: list[str] = HAND, counts: list[int] = COUNTS) -> Game:
     """A 4-player game: ``rows`` laid, ``hand`` in seat 0's hand, ``counts`` cards in the others', the rest piled."""
-    on_table = {f"R{n}" for n in range(5, 13)} if rows == ROWS else set()
+    spans = [re.fullmatch(r"([RYGB])(\d+)-(\d+)", part) for part in rows.split(",")]
+    on_table = {f"{m[1]}{n}" for m in spans if m for n in range(int(m[2]), int(m[3]) + 1)}
     rest = [str(card) for card in CARDS if str(card) not in on_table and str(card) not in hand]
     hands = [list(hand)]
     for count in counts:
@@ -219,7 +220,7 @@ def calls(page: Page, test: str) -> list[dict[str, Any]]:
 def test_the_hand_is_dealt_from_the_pile_and_a_drawn_card_comes_from_it(
     server: Server, browser: Browser, contexts: list[BrowserContext], problems: Problems, device: Device
 ) -> None:
-    game = dealt()
+    game = dealt(rows="R11-11")  # a round just dealt: only the red 11 on the table
     table = open_table(browser, contexts, problems, server, game, device)
     page = table.page
     pile = center(page, '[data-testid="pile-stack"]')
@@ -273,3 +274,72 @@ def test_with_reduced_motion_nothing_moves_at_the_deal_or_a_draw(
     expect(page.get_by_test_id("count-1")).to_contain_text(str(other.hand_sizes()[1]))
     assert page.evaluate("document.getAnimations().length") == 0
     assert page.evaluate("window.animated") == []
+
+
+# -- the end of a round -----------------------------------------------------------------------------
+
+WON = {"en": re.compile(r"won|win"), "de": re.compile(r"gewonnen|gewinn")}
+STANDINGS_HEAD = {"en": ["Place", "Player"], "de": ["Platz", "Spieler"]}
+
+
+def played_out(players: int = 4, seed: int = 5) -> tuple[Game, Game]:
+    """A game played to its end (always the first legal move): the position before its last move, and the end."""
+    game = Game.deal(players=players, seed=seed)
+    while True:
+        before = game.copy()
+        game.push(game.legal_moves()[0])
+        if game.is_over():
+            return before, game
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(("device", "rounds"), [(PHONE_DE, 1), (DESKTOP_EN, 3)], ids=["phone-de", "desktop-en-match"])
+def test_the_winner_is_celebrated_and_the_standings_put_him_first(
+    server: Server, browser: Browser, contexts: list[BrowserContext], problems: Problems, device: Device, rounds: int
+) -> None:
+    before, end = played_out()
+    page = open_page(browser, contexts, device, problems)
+    page.add_init_script(WATCH_ANIMATE)
+    table = Table(page, server.base, state_frame(before, rounds=rounds))
+    celebration = page.get_by_test_id("celebration")
+    expect(celebration).to_be_hidden()
+    table.send(end, rounds=rounds)
+    expect(page.get_by_test_id("result")).to_be_visible()
+    expect(page.get_by_test_id("winner")).to_have_text(WON[device.lang])
+    # a short celebration, decoration only (CSS confetti)
+    expect(celebration).to_be_attached()
+    assert celebration.evaluate("(el) => !el.hidden && el.children.length > 0")
+    expect(celebration).to_have_attribute("aria-hidden", "true")
+    # the standings: every player, the winner first, then by the penalty points the server counted
+    winner = end.winner
+    penalties = end.penalties()
+    rows = page.get_by_test_id("standings").locator("tbody tr")
+    expect(rows).to_have_count(end.players)
+    seats = [int(str(row.get_attribute("data-testid")).removeprefix("result-seat-")) for row in rows.all()]
+    assert seats[0] == winner
+    assert [penalties[seat] for seat in seats] == sorted(penalties[seat] for seat in seats)
+    expect(rows.first).to_have_class(re.compile(r"\bwinner\b"))
+    head = page.get_by_test_id("standings").locator("thead th")
+    expect(head.nth(0)).to_have_text(STANDINGS_HEAD[device.lang][0])
+    expect(head.nth(1)).to_have_text(STANDINGS_HEAD[device.lang][1])
+    for row, seat in zip(rows.all(), seats, strict=True):
+        expect(row.locator("td.points").first).to_have_text(str(penalties[seat]))
+    # a match shows each player's total too (the server's)
+    expect(head).to_have_count(5 if rounds > 1 else 4)
+    # the next round ends the celebration
+    table.send(Game.deal(players=4, seed=6), rounds=rounds)
+    expect(celebration).to_be_hidden()
+
+
+@pytest.mark.timeout(60)
+def test_with_reduced_motion_the_end_has_no_confetti(
+    server: Server, browser: Browser, contexts: list[BrowserContext], problems: Problems
+) -> None:
+    before, end = played_out()
+    page = open_page(browser, contexts, DESKTOP_EN, problems)
+    page.emulate_media(reduced_motion="reduce")
+    table = Table(page, server.base, state_frame(before))
+    table.send(end)
+    expect(page.get_by_test_id("standings")).to_be_visible()
+    expect(page.get_by_test_id("celebration")).to_be_hidden()
+    assert page.evaluate("document.getAnimations().length") == 0

@@ -61,12 +61,13 @@ export function prepareDraw(previous, model) {
   return seat >= 0 ? { seat } : null;
 }
 
-/** Whether `model` is a round just dealt (the table drawn for it now, fewer moves made than there are players):
- * the reader's cards then come in from the pile. */
+/** Whether `model` is a round just dealt (the table drawn for it now, fewer moves made than there are players,
+ * at most the four 11s on the table): the reader's cards then come in from the pile. */
 export function isDeal(previous, model) {
   if (!model.hasGame || model.me === null || !model.hand || !model.hand.length || reducedMotion()) return false;
   const fresh = !previous || !previous.hasGame || previous.status !== model.status || previous.room.round !== model.room.round;
-  return fresh && model.winner === null && model.log.length < model.players;
+  const laid = Object.values(model.rows).reduce((sum, row) => sum + (row ? row[1] - row[0] + 1 : 0), 0);
+  return fresh && model.winner === null && model.log.length < model.players && laid <= 4;
 }
 
 function center(rect) {

@@ -1,5 +1,7 @@
-// The end of a round: who won, the cards left in each hand and their penalty
-// points (counted by the server), the match table, and what comes next.
+// The end of a round: who won, the standings (the winner first, the cards left
+// in each hand, their penalty points and a match's totals, all counted by the
+// server), the match table, and what comes next. The winner's celebration is
+// the table's (table.js), drawn once when the round ends.
 
 import { h } from "./dom.js";
 import { t, say } from "./i18n.js";
@@ -16,22 +18,34 @@ export function renderResult(m, actions) {
   const title = single ? t("result_title_single") : t("result_title", { round });
   const parts = [h("h2", { id: "result-head" }, title)];
   parts.push(h("p", { class: "winner-line", "data-testid": "winner" }, say(m.words, m.names, m.me)));
-  const body = [];
-  for (let i = 0; i < m.players; i++) {
-    const cards = hands[i] || (i === m.me && m.hand ? m.hand : null);
-    body.push(h("tr", { class: i === winner ? "winner" : "", "data-testid": `result-seat-${i}` },
-      h("th", { scope: "row" }, m.names[i]),
-      h("td", {}, cards ? miniCards(cards) : "–"),
-      h("td", { class: "points" }, penalties[i] !== undefined ? String(penalties[i]) : "–")));
-  }
-  parts.push(h("table", { class: "result-table" },
-    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("result_player")),
-      h("th", { scope: "col" }, t("result_left")), h("th", { scope: "col", class: "num" }, t("penalties")))),
-    h("tbody", {}, body)));
+  // the standings: the winner first, then by this round's penalty points as the server counted them (ties share
+  // a place, in seat order); a match adds each player's total
+  const rounds = m.room.rounds || 1;
   const scores = m.room.scores || [];
   const totals = m.room.totals || [];
-  const rounds = m.room.rounds || 1;
-  if (rounds > 1 || scores.length > 1) {
+  const isMatch = rounds > 1 || scores.length > 1;
+  const points = (i) => (penalties[i] !== undefined ? penalties[i] : Infinity);
+  const order = Array.from({ length: m.players }, (_, i) => i)
+    .sort((a, b) => (b === winner) - (a === winner) || points(a) - points(b) || a - b);
+  const body = [];
+  order.forEach((i, k) => {
+    const tied = k > 0 && i !== winner && order[k - 1] !== winner && points(order[k - 1]) === points(i);
+    const place = tied ? body[k - 1].dataset.place : String(k + 1);
+    const cards = hands[i] || (i === m.me && m.hand ? m.hand : null);
+    body.push(h("tr", { class: i === winner ? "winner" : "", "data-testid": `result-seat-${i}`, "data-place": place },
+      h("td", { class: "place" }, `${place}.`),
+      h("th", { scope: "row" }, i === winner ? h("span", { class: "crown", "aria-hidden": "true" }, "★ ") : null, m.names[i]),
+      h("td", {}, cards ? miniCards(cards) : "–"),
+      h("td", { class: "points" }, penalties[i] !== undefined ? String(penalties[i]) : "–"),
+      isMatch ? h("td", { class: "points" }, totals[i] !== undefined ? String(totals[i]) : "–") : null));
+  });
+  parts.push(h("table", { class: "result-table", "data-testid": "standings" },
+    h("caption", { class: "sr-only" }, t("web_standings")),
+    h("thead", {}, h("tr", {}, h("th", { scope: "col", class: "place" }, h("span", { class: "place-word" }, t("web_place"))), h("th", { scope: "col" }, t("result_player")),
+      h("th", { scope: "col" }, t("result_left")), h("th", { scope: "col", class: "num" }, t("penalties")),
+      isMatch ? h("th", { scope: "col", class: "num" }, t("result_total")) : null)),
+    h("tbody", {}, body)));
+  if (isMatch) {
     const head = [h("th", { scope: "col" }, t("result_player"))];
     scores.forEach((_, r) => head.push(h("th", { scope: "col", class: "num" }, t("round_short", { round: r + 1 }))));
     head.push(h("th", { scope: "col", class: "num" }, t("result_total")));

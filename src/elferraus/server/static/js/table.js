@@ -133,6 +133,7 @@ export class TableScreen {
       logHead: h("h2", { id: "log-head" }),
       log: h("ol", { class: "log", "data-testid": "log", "aria-labelledby": "log-head" }),
       keys: h("p", { class: "keys muted" }),
+      celebration: h("div", { class: "celebration", "aria-hidden": "true", "data-testid": "celebration", hidden: true }),
       watchHint: h("p", { class: "watch-hint", "data-testid": "watch-hint", hidden: true }),
       otherDevice: h("details", { class: "other-device", "data-testid": "other-device", ontoggle: () => this.renderOtherDevice() },
         h("summary", { "data-testid": "other-device-open" })),
@@ -148,7 +149,7 @@ export class TableScreen {
         h("div", { class: "status-area" }, e.status, e.madeFor, e.error, e.lastMove),
         e.result, this.handArea, this.coach.element, this.actionsBar, this.reactions.el, e.otherDevice, this.coach.switchOn, e.keys),
       h("aside", { class: "log-area" }, e.logHead, e.log),
-      this.announcer.el);
+      this.announcer.el, e.celebration);
     this.root.classList.add("table-screen");
   }
 
@@ -185,6 +186,7 @@ export class TableScreen {
       this.focusResult = true;
     }
     const toResult = this.focusResult;
+    this.celebrate(isOver(model) && previous && previous.hasGame && !isOver(previous), model);
     const firstTable = model.hasGame && !(previous && previous.hasGame);
     const lost = !document.activeElement || document.activeElement === document.body || document.activeElement === this.root
       || !document.activeElement.isConnected;
@@ -257,6 +259,26 @@ export class TableScreen {
     this.renderLog();
     this.reactions.place(m, this.root);
     this.coach.update(m);
+  }
+
+  /** A short celebration when a round has just ended: confetti in the four colours falling for a few seconds
+   * (CSS alone; none under reduced motion), gone when the next round starts. Decoration: the result says who won. */
+  celebrate(now, model) {
+    const el = this.els.celebration;
+    if (!isOver(model)) {
+      el.hidden = true;
+      el.replaceChildren();
+      return;
+    }
+    if (!now) return;
+    el.replaceChildren();
+    for (let i = 0; i < 24; i++) {
+      const piece = h("span", { class: `c-${"RYGB"[i % 4]}` });
+      piece.style.setProperty("--x", `${(i * 37) % 100}vw`);
+      piece.style.setProperty("--d", `${(i * 7) % 10 / 10}s`);
+      el.append(piece);
+    }
+    el.hidden = false;
   }
 
   /** Mark the card the coach's hint suggests (none when it suggests drawing or ending the turn). */
