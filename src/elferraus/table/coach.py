@@ -4,8 +4,8 @@ The terminal game and the web page show the rule (the catalogue's ``coach_`` + t
 time each moment comes in a game (``tip_of`` names it); telling each once is theirs to keep track of. What the moment is
 belongs here, so that both say the same at the same time:
 
-- ``start``: the game is just dealt or just opened, or the seat waits for its first turn: the red 11
-  starts;
+- ``start``: the game is just dealt (the opener's turn too), or the seat waits for its first turn: the
+  red 11 starts;
 - ``fits``: a card of the seat fits (and the rules let it draw instead only under ``may_hold``);
 - ``may_hold``: a card fits and the seat may draw instead, holding it back (the screens tell what
   fits the first time, and the second time that holding back is allowed, and why it pays);
@@ -45,10 +45,11 @@ def moment(view: SeatView) -> Moment | None:
     """The rule that matters to ``view``'s seat now (see the module's docstring), or None."""
     if view.winner is not None:
         return None
-    if len(view.moves) <= 1:
+    if not view.moves:
         return "start"
-    if not view.is_my_turn and not any(text.split(maxsplit=1)[0] == str(view.seat) for text in view.moves):
-        return "start"
+    if not view.is_my_turn:
+        moved = any(text.split(maxsplit=1)[0] == str(view.seat) for text in view.moves)
+        return None if moved else "start"
     if not view.is_my_turn or not view.legal:
         return None
     lays = [move for move in view.legal if move.card is not None]

@@ -9,13 +9,22 @@ while drawing is allowed) is checked table-driven in the page itself; whole game
 
 from __future__ import annotations
 
+import json
 import re
+import time
+from collections.abc import Iterator
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, expect
+from playwright.sync_api import Browser, BrowserContext, WebSocketRoute, expect
 
+from elferraus import Game
+from elferraus.table.coach import moment
 from tests.server.static import test_browser
 from tests.server.static.test_browser import Device, Problems, Server, open_device, until_choice
+from tests.support.look_helpers import CODE, state_frame
+
+SEEDED_DEAL = 2
+"""The deal of the coached games: seat 1 holds the red 11, so Anna (seat 0) waits for her first turn."""
 
 # the browser tests' fixtures: one server and one browser for the module, a fresh context per device
 server = test_browser.server
@@ -27,6 +36,10 @@ PHONE = {lang: Device(f"phone-{lang}", 390, 844, lang) for lang in ("en", "de")}
 FIRST_TIP = {
     "en": re.compile(r"^The red 11 starts: whoever holds it lays it first"),
     "de": re.compile(r"^Die rote Elf beginnt: wer sie hat, legt sie als Erstes an"),
+}
+FITS_TIP = {
+    "en": re.compile(r"^Your cards that fit are raised"),
+    "de": re.compile(r"^Deine Karten, die passen, sind hervorgehoben"),
 }
 ASK = {"en": "Show me a good move", "de": "Zeig mir einen guten Zug"}
 HINT_WORDS = {"en": re.compile(r"^Hint: "), "de": re.compile(r"^Tipp: ")}
@@ -70,11 +83,26 @@ def test_each_rule_is_told_once_a_game_at_its_moment(
                 assert words[f"coach_{tip}"], (tip, lang)
 
 
+@pytest.fixture(scope="module")
+def seeded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """A server whose every match is dealt from ``SEEDED_DEAL``."""
+    running = Server(
+        tmp_path_factory.mktemp("coach") / "games.sqlite3",
+        entry=["-m", "tests.support.seeded_server", str(SEEDED_DEAL)],
+    )
+    running.start()
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("lang", ["en", "de"])
 def test_a_first_game_is_coached_and_the_hint_is_the_servers_in_the_readers_language(
-    server: Server, browser: Browser, contexts: list[BrowserContext], problems: Problems, lang: str
+    seeded: Server, browser: Browser, contexts: list[BrowserContext], problems: Problems, lang: str
 ) -> None:
+    server = seeded
     room = server.post(
         "/api/rooms",
         {"name": "Anna", "players": 4, "rules": "classic", "fill": "easy", "pace": 1},
@@ -84,10 +112,7 @@ def test_a_first_game_is_coached_and_the_hint_is_the_servers_in_the_readers_lang
     page.get_by_test_id("start").click()
     coach = page.get_by_test_id("coach")
     expect(coach).to_be_visible()
-    expect(page.get_by_test_id("coach-text")).to_have_text(FIRST_TIP[lang])
-    page.get_by_test_id("coach-ok").click()
     until_choice(page)
-    expect(page.get_by_test_id("coach-text")).to_be_visible()  # the next rule, at the reader's first choice
     ask = page.get_by_test_id("coach-ask")
     expect(ask).to_have_text(ASK[lang])
     ask.click()
@@ -130,6 +155,67 @@ def test_a_table_of_people_gets_the_rules_but_no_hint(
     anna_page.goto(server.base + room["link"] + "&s=0")
     ben_page.goto(server.base + ben["link"] + "&s=1")
     anna_page.get_by_test_id("start").click()
-    for page, lang in ((anna_page, "en"), (ben_page, "de")):
-        expect(page.get_by_test_id("coach-text")).to_have_text(FIRST_TIP[lang])
-        expect(page.get_by_test_id("coach-ask")).to_be_hidden()
+    mine = "document.querySelector('[data-testid=\"status\"].mine') !== null"
+    deadline = time.monotonic() + 20
+    while not (movers := [page for page in (anna_page, ben_page) if page.evaluate(mine)]):
+        assert time.monotonic() < deadline, "nobody got the turn after the opening"
+        anna_page.wait_for_timeout(50)
+    mover = movers[0]
+    until_choice(mover)
+    expect(mover.get_by_test_id("coach-text")).to_be_visible()  # his turn's rule
+    expect(mover.get_by_test_id("coach-ask")).to_be_hidden()  # and no hint at a table of people
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_the_start_is_told_while_the_reader_waits_and_what_fits_at_her_first_turn(
+    server: Server, browser: Browser, contexts: list[BrowserContext], problems: Problems, lang: str
+) -> None:
+    game = Game.deal(players=3, seed=2)
+    assert game.turn != 0, "seat 0 waits for the opener"
+    frames = [state_frame(game)]
+    while not (game.turn == 0 and moment(game.view(0)) == "may_hold"):
+        game.push(game.legal_moves()[0])
+    frames.append({**state_frame(game), "seq": 2})
+    sockets: list[WebSocketRoute] = []
+
+    def answer(socket: WebSocketRoute) -> None:
+        def hello(message: str | bytes) -> None:
+            if json.loads(message).get("type") == "hello":
+                socket.send(json.dumps(frames[0]))
+                sockets.append(socket)
+
+        socket.on_message(hello)
+
+    page = open_device(browser, contexts, PHONE[lang], problems)
+    page.route_web_socket(re.compile(r"/ws/"), answer)
+    page.goto(f"{server.base}/r/{CODE}#t=look-token&s=0")
+    expect(page.get_by_test_id("coach-text")).to_have_text(FIRST_TIP[lang])
+    sockets[0].send(json.dumps(frames[1]))
+    expect(page.get_by_test_id("coach-text")).to_have_text(FITS_TIP[lang])
+
+
+def test_a_second_state_of_the_same_position_tells_no_further_rule(
+    server: Server, browser: Browser, contexts: list[BrowserContext], problems: Problems
+) -> None:
+    """Somebody coming or going raises the room's seq without a move: the rule told for the position stays
+    (the first time a card fits is "what fits"; "holding back" waits for the next such turn)."""
+    game = Game.deal(players=3, seed=2)
+    while not (game.turn == 0 and moment(game.view(0)) == "may_hold"):
+        game.push(game.legal_moves()[0])
+    first = state_frame(game)
+    again = {**first, "seq": first["seq"] + 1}
+
+    def answer(socket: WebSocketRoute) -> None:
+        def hello(message: str | bytes) -> None:
+            if json.loads(message).get("type") == "hello":
+                socket.send(json.dumps(first))
+                socket.send(json.dumps(again))
+
+        socket.on_message(hello)
+
+    page = open_device(browser, contexts, PHONE["en"], problems)
+    page.route_web_socket(re.compile(r"/ws/"), answer)
+    page.goto(f"{server.base}/r/{CODE}#t=look-token&s=0")
+    expect(page.get_by_test_id("coach-text")).to_have_text(FITS_TIP["en"])
+    page.wait_for_timeout(300)  # both frames drawn
+    expect(page.get_by_test_id("coach-text")).to_have_text(FITS_TIP["en"])

@@ -36,6 +36,7 @@ export class Coach {
     this.hint = null;
     this.asked = null;
     this.model = null;
+    this.position = null;
     this.els = {
       text: h("p", { class: "coach-text", "data-testid": "coach-text", "aria-live": "polite" }),
       hintText: h("p", { class: "coach-hint", "data-testid": "coach-hint", "aria-live": "polite", hidden: true }),
@@ -72,11 +73,17 @@ export class Coach {
       this.gameId = model.gameId;
       this.seen = new Set();
       this.tip = null;
+      this.position = null;
     }
     if (model.result) markGamePlayed();
     if (this.hint && this.hint.seq !== model.seq) this.hint = null;
     if (this.asked !== null && this.asked !== model.seq) this.asked = null;
-    const tip = this.on ? tipOf(model.moment, this.seen) : null;
+    // A rule is told when the position changes, not on every state: a state of the same position (somebody
+    // came or went) must not tell the next rule at once ("fits", then "hold" on the same turn).
+    const position = `${model.turn}:${model.log.length}`;
+    const fresh = position !== this.position;
+    this.position = position;
+    const tip = this.on && fresh ? tipOf(model.moment, this.seen) : null;
     if (tip) {
       this.tip = tip;
       this.seen.add(tip);
