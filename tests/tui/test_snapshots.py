@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 from textual.screen import Screen
-from textual.widgets import Select, Static
+from textual.widgets import RichLog, Select, Static
 
 from elferraus.bots import Advice
 from elferraus.i18n import Lang
@@ -55,6 +55,9 @@ def your_turn(app: ElferRausApp) -> Callable[[Pilot[Any]], Any]:
 
     async def run_before(pilot: Pilot[Any]) -> None:
         await until(pilot, lambda: isinstance(app.screen, TableScreen) and app.screen.awaiting, "your turn")
+        log = app.screen.query_one("#log", RichLog)
+        # the log follows its last line once it is laid out: the picture waits for that, whatever ran before
+        await until(pilot, lambda: log.scroll_y >= log.max_scroll_y, "the log at its last line")
 
     return run_before
 
