@@ -69,7 +69,7 @@ def tap(page: Page, device: Device, testid: str) -> None:
 
 
 @pytest.mark.timeout(90)
-@pytest.mark.parametrize("device", DEVICES, ids=lambda device: device.name)
+@pytest.mark.parametrize("device", [DEVICES[1], DEVICES[2]], ids=lambda device: device.name)  # each size, each language
 def test_one_tap_from_the_lobby_to_a_card_to_lay(
     server: Server,  # noqa: F811 (the fixtures imported above)
     browser: Browser,  # noqa: F811
