@@ -47,7 +47,9 @@ async def masters_room(base: str) -> tuple[str, str]:
 
 
 async def until_a_thinker_runs(anna: RoomClient, app: FastAPI) -> int:
-    """Anna plays her first legal moves until a thinker runs and she is to move; the thinker's process id."""
+    """Anna draws while she may (else plays her first legal move) until a thinker runs and she is to move; the
+    thinker's process id. (Laying whatever she could, she once went out before a thinker was seen running, in a
+    full run under load; drawing keeps the round going until one is.)"""
     while True:
         state = await anna.until(lambda s: s["room"]["status"] in OVER or my_turn(s), 60)
         assert state["room"]["status"] not in OVER, "the round ended before any master searched"
@@ -55,7 +57,8 @@ async def until_a_thinker_runs(anna: RoomClient, app: FastAPI) -> int:
         if pids:
             assert len(pids) == 1
             return pids[0]
-        await act(anna, state["view"]["legal"][0])
+        legal = state["view"]["legal"]
+        await act(anna, "draw" if "draw" in legal else legal[0])
 
 
 async def until_a_master_must_think(anna: RoomClient, room: Room) -> int:
