@@ -95,7 +95,10 @@ async def _play(base: str, room: dict[str, Any], moves: int | None) -> int:
 
 def addresses(base: str) -> dict[str, str]:
     """Every page's address, each set up as a person would find it."""
-    table = post(base, "/api/rooms", {"name": "Anna", "players": 4, "rules": "classic", "fill": "easy", "pace": 0})
+    # away 600 s: no stand-in plays the reader's turn while the other pages are audited (60 s by default)
+    table = post(
+        base, "/api/rooms", {"name": "Anna", "players": 4, "rules": "classic", "fill": "easy", "pace": 0, "away": 600}
+    )
     asyncio.run(_play(base, table, moves=60))
     finished = post(base, "/api/rooms", {"name": "Anna", "players": 2, "rules": "classic", "fill": "easy", "pace": 0})
     game = asyncio.run(_play(base, finished, moves=None))
