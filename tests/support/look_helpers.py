@@ -130,20 +130,37 @@ def frame_at(text: str, **kwargs: Any) -> dict[str, Any]:
     return state_frame(read_position(text), **kwargs)
 
 
+class Feed:
+    """The room page with hand-made ``state`` frames for the server's answers: the first one to its hello, the
+    others when the test sends them (each with the next ``seq``). Once per page: a second feed would only change
+    the address's fragment, not load the page again."""
+
+    def __init__(self, page: Page, base: str, frame: dict[str, Any]) -> None:
+        self.sockets: list[WebSocketRoute] = []
+        self.seq = frame["seq"]
+
+        def answer(socket: WebSocketRoute) -> None:
+            self.sockets.append(socket)
+
+            def hello(message: str | bytes) -> None:
+                if json.loads(message).get("type") == "hello":
+                    socket.send(json.dumps(frame))
+
+            socket.on_message(hello)
+
+        page.route_web_socket(re.compile(r"/ws/"), answer)
+        page.goto(f"{base}/r/{CODE}#t=look-token&s=0")
+        page.locator('[data-testid="board"]').wait_for()
+
+    def send(self, frame: dict[str, Any]) -> None:
+        """Send ``frame`` as the server's next state."""
+        self.seq += 1
+        self.sockets[-1].send(json.dumps({**frame, "seq": self.seq}))
+
+
 def show_frame(page: Page, base: str, frame: dict[str, Any]) -> None:
-    """Open the room page with ``frame`` as the server's only answer to its ``hello``; wait for the table.
-    (Once per page: a second call would only change the address's fragment, not load the page again.)"""
-
-    def answer(socket: WebSocketRoute) -> None:
-        def hello(message: str | bytes) -> None:
-            if json.loads(message).get("type") == "hello":
-                socket.send(json.dumps(frame))
-
-        socket.on_message(hello)
-
-    page.route_web_socket(re.compile(r"/ws/"), answer)
-    page.goto(f"{base}/r/{CODE}#t=look-token&s=0")
-    page.locator('[data-testid="board"]').wait_for()
+    """Open the room page with ``frame`` as the server's only answer to its ``hello``; wait for the table."""
+    Feed(page, base, frame)
     page.evaluate("document.fonts.ready.then(() => true)")
 
 

@@ -9,12 +9,11 @@ called), never from the clock.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, WebSocketRoute, expect
+from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from elferraus import read_position
 from elferraus.cards import CARDS
@@ -22,7 +21,7 @@ from elferraus.game import Game
 from tests.server.static import test_browser
 from tests.server.static.test_browser import DESKTOP_EN, PHONE_DE, Device, Problems, Server, wait_until
 from tests.server.static.test_browser_look import open_page
-from tests.support.look_helpers import CODE, state_frame
+from tests.support.look_helpers import Feed, state_frame
 
 server = test_browser.server
 browser = test_browser.browser
@@ -72,28 +71,10 @@ class Table:
 
     def __init__(self, page: Page, base: str, frame: dict[str, Any]) -> None:
         self.page = page
-        self.socket: WebSocketRoute | None = None
-        self.seq = 1
-
-        def answer(socket: WebSocketRoute) -> None:
-            self.socket = socket
-
-            def hello(message: str | bytes) -> None:
-                if json.loads(message).get("type") == "hello":
-                    socket.send(json.dumps(frame))
-
-            socket.on_message(hello)
-
-        page.route_web_socket(re.compile(r"/ws/"), answer)
-        page.goto(f"{base}/r/{CODE}#t=look-token&s=0")
-        page.locator('[data-testid="board"]').wait_for()
+        self.feed = Feed(page, base, frame)
 
     def send(self, game: Game, **kwargs: Any) -> None:
-        assert self.socket is not None
-        self.seq += 1
-        frame = state_frame(game, **kwargs)
-        frame["seq"] = self.seq
-        self.socket.send(json.dumps(frame))
+        self.feed.send(state_frame(game, **kwargs))
 
 
 def open_table(

@@ -9,19 +9,18 @@ while drawing is allowed) is checked table-driven in the page itself; whole game
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from collections.abc import Iterator
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, WebSocketRoute, expect
+from playwright.sync_api import Browser, BrowserContext, expect
 
 from elferraus import Game
 from elferraus.table.coach import moment
 from tests.server.static import test_browser
 from tests.server.static.test_browser import Device, Problems, Server, open_device, until_choice
-from tests.support.look_helpers import CODE, state_frame
+from tests.support.look_helpers import Feed, state_frame
 
 SEEDED_DEAL = 2
 """The deal of the coached games: seat 1 holds the red 11, so Anna (seat 0) waits for her first turn."""
@@ -175,22 +174,11 @@ def test_the_start_is_told_while_the_reader_waits_and_what_fits_at_her_first_tur
     frames = [state_frame(game)]
     while not (game.turn == 0 and moment(game.view(0)) == "may_hold"):
         game.push(game.legal_moves()[0])
-    frames.append({**state_frame(game), "seq": 2})
-    sockets: list[WebSocketRoute] = []
-
-    def answer(socket: WebSocketRoute) -> None:
-        def hello(message: str | bytes) -> None:
-            if json.loads(message).get("type") == "hello":
-                socket.send(json.dumps(frames[0]))
-                sockets.append(socket)
-
-        socket.on_message(hello)
-
+    frames.append(state_frame(game))
     page = open_device(browser, contexts, PHONE[lang], problems)
-    page.route_web_socket(re.compile(r"/ws/"), answer)
-    page.goto(f"{server.base}/r/{CODE}#t=look-token&s=0")
+    feed = Feed(page, server.base, frames[0])
     expect(page.get_by_test_id("coach-text")).to_have_text(FIRST_TIP[lang])
-    sockets[0].send(json.dumps(frames[1]))
+    feed.send(frames[1])
     expect(page.get_by_test_id("coach-text")).to_have_text(FITS_TIP[lang])
 
 
@@ -203,19 +191,9 @@ def test_a_second_state_of_the_same_position_tells_no_further_rule(
     while not (game.turn == 0 and moment(game.view(0)) == "may_hold"):
         game.push(game.legal_moves()[0])
     first = state_frame(game)
-    again = {**first, "seq": first["seq"] + 1}
-
-    def answer(socket: WebSocketRoute) -> None:
-        def hello(message: str | bytes) -> None:
-            if json.loads(message).get("type") == "hello":
-                socket.send(json.dumps(first))
-                socket.send(json.dumps(again))
-
-        socket.on_message(hello)
-
     page = open_device(browser, contexts, PHONE["en"], problems)
-    page.route_web_socket(re.compile(r"/ws/"), answer)
-    page.goto(f"{server.base}/r/{CODE}#t=look-token&s=0")
+    feed = Feed(page, server.base, first)
+    feed.send(first)  # the same position again, as when somebody comes or goes
     expect(page.get_by_test_id("coach-text")).to_have_text(FITS_TIP["en"])
     page.wait_for_timeout(300)  # both frames drawn
     expect(page.get_by_test_id("coach-text")).to_have_text(FITS_TIP["en"])

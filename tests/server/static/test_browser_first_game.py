@@ -6,7 +6,6 @@ The server is ``elferraus serve`` in a subprocess, the browser Debian's Chromium
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from pathlib import Path
@@ -14,7 +13,7 @@ from typing import Any
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
-from playwright.sync_api import Browser, BrowserContext, Page, WebSocketRoute, expect
+from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from tests.server.static.test_browser import (  # noqa: F401 (the browser tests' fixtures)
     Device,
@@ -30,7 +29,7 @@ from tests.server.static.test_browser import (  # noqa: F401 (the browser tests'
     wait_until,
 )
 from tests.server.static.test_browser_look import open_page
-from tests.support.look_helpers import CODE, frame_at, position_text
+from tests.support.look_helpers import Feed, frame_at, position_text
 
 SIZES = {"phone": (390, 844), "desktop": (1280, 800)}
 DEVICES = [Device(f"{size}-{lang}", *SIZES[size], lang) for size in SIZES for lang in ("en", "de")]
@@ -147,32 +146,6 @@ def test_the_name_is_remembered_and_play_with_friends_opens_a_room_with_a_seat_f
 
 ROWS = {"R": (5, 12), "Y": (9, 15), "G": (11, 11), "B": (3, 18)}
 """Open rows where R4 and R13, Y8 and Y16, G10 and G12, B2 and B19 fit."""
-
-
-class Feed:
-    """The room page with hand-made ``state`` frames for the server's answers: the first one to its hello,
-    the others when the test sends them."""
-
-    def __init__(self, page: Page, base: str, frame: dict[str, Any]) -> None:
-        self.sockets: list[WebSocketRoute] = []
-        self.seq = frame["seq"]
-
-        def answer(socket: WebSocketRoute) -> None:
-            self.sockets.append(socket)
-
-            def hello(message: str | bytes) -> None:
-                if json.loads(message).get("type") == "hello":
-                    socket.send(json.dumps(frame))
-
-            socket.on_message(hello)
-
-        page.route_web_socket(re.compile(r"/ws/"), answer)
-        page.goto(f"{base}/r/{CODE}#t=look-token&s=0")
-        page.locator('[data-testid="board"]').wait_for()
-
-    def send(self, frame: dict[str, Any]) -> None:
-        self.seq += 1
-        self.sockets[-1].send(json.dumps({**frame, "seq": self.seq}))
 
 
 def frame(hand: list[str], *, turn: int = 0, **kwargs: Any) -> dict[str, Any]:
