@@ -7,8 +7,8 @@ what a person would find there:
 
 - ``lobby`` (``/``) and ``rules`` (``/rules``);
 - ``waiting``: the host's own link to a room whose second seat waits for a friend;
-- ``table``: the host's link to a game of four (the host and three computers), 60 moves in, on the
-  host's turn;
+- ``table``: the host's link to a game of four (the host and three computers) after her 20th choice
+  (``look_helpers.play_for_host``: the first card that fits, else draw), on her turn;
 - ``watching``: the plain invite link of that game on a device that holds no seat;
 - ``result``: the host's link once the game is over;
 - ``replay``: the replay viewer of that finished game (``/replay/ID``).
@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.site.web_time_to_table import post, serve
-from elferraus.server.client import RoomClient
+from tests.support.look_helpers import play_for_host
 
 HERE = Path(__file__).with_name("lighthouse")
 LIGHTHOUSE = HERE / "node_modules" / ".bin" / "lighthouse"
@@ -71,37 +71,15 @@ def waiting_room(base: str) -> str:
     return f"{room['link']}&s=0"
 
 
-async def _play(base: str, room: dict[str, Any], moves: int | None) -> int:
-    """Start the game of ``room`` and play it as the host (the first legal move each time) until it is over,
-    or until ``moves`` moves are made and it is the host's turn again; the game's id."""
-    async with RoomClient(base, room["code"], room["token"]) as host:
-        await host.until(lambda state: state["seat"] == 0)
-        await host.send({"type": "start"})
-        while True:
-            state = host.state
-            if state is not None and state["room"]["status"] in ("round_over", "match_over"):
-                return int(state["game"]["id"])
-            if state is not None and host.my_turn and moves is not None and len(state["game"]["moves"]) >= moves:
-                return int(state["game"]["id"])
-            if state is not None and host.my_turn:
-                sent = state["seq"]
-                await asyncio.sleep(0.06)  # the server takes 20 frames a second
-                await host.move(state["view"]["legal"][0])
-                await host.until(lambda s, sent=sent: s["seq"] > sent or bool(host.errors))
-                host.errors.clear()
-            else:
-                await host.receive()
-
-
 def addresses(base: str) -> dict[str, str]:
     """Every page's address, each set up as a person would find it."""
     # away 600 s: no stand-in plays the reader's turn while the other pages are audited (60 s by default)
     table = post(
         base, "/api/rooms", {"name": "Anna", "players": 4, "rules": "classic", "fill": "easy", "pace": 0, "away": 600}
     )
-    asyncio.run(_play(base, table, moves=60))
+    asyncio.run(play_for_host(base, table["code"], table["token"], choices=20))
     finished = post(base, "/api/rooms", {"name": "Anna", "players": 2, "rules": "classic", "fill": "easy", "pace": 0})
-    game = asyncio.run(_play(base, finished, moves=None))
+    game = asyncio.run(play_for_host(base, finished["code"], finished["token"], choices=None))
     return {
         "lobby": "/",
         "rules": "/rules",

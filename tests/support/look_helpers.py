@@ -212,9 +212,9 @@ def difference(expected: Image.Image, actual: Image.Image) -> tuple[float, Image
     return count / (expected.width * expected.height), faded
 
 
-async def play_for_host(base: str, code: str, token: str, choices: int | None) -> None:
+async def play_for_host(base: str, code: str, token: str, choices: int | None) -> int:
     """Start the room and play the host's seat by a fixed rule (the first card that fits, else draw, else end
-    the turn) until he has chosen ``choices`` times and has a choice again, or (None) to the end."""
+    the turn) until he has chosen ``choices`` times and has a choice again, or (None) to the end; the game's id."""
     async with RoomClient(base, code, token) as host:
         await host.until(lambda s: s["seat"] == 0)
         await host.send({"type": "start"})
@@ -222,11 +222,11 @@ async def play_for_host(base: str, code: str, token: str, choices: int | None) -
         while True:
             state = host.state
             if state is not None and state["room"]["status"] in ("round_over", "match_over"):
-                return
+                return int(state["game"]["id"])
             if state is not None and host.my_turn:
                 legal = state["view"]["legal"]
                 if choices is not None and chosen >= choices and len(legal) > 1:
-                    return
+                    return int(state["game"]["id"])
                 lays = [move for move in legal if move not in ("draw", "pass")]
                 sent = state["seq"]
                 await asyncio.sleep(0.06)  # the server takes 20 frames a second
