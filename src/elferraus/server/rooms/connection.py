@@ -34,7 +34,6 @@ from elferraus.server.rooms.schemas import (
 )
 from elferraus.server.rooms.settings import RoomError
 from elferraus.server.site.bus import Bus, TokenBucket
-from elferraus.table.hints import hint_line
 
 MAX_FRAME = 4096
 """The longest text frame a client may send (bytes)."""
@@ -293,13 +292,10 @@ class Connection:
     async def _hint(self, seq: int) -> None:
         """Answer a ``hint``: the move ``master`` would make in this seat's place, and why, in words."""
         try:
-            view, advice = await self.room.hint(self.seat, seq)
+            advice, text = await self.room.hint(self.seat, seq, self.lang)
         except RoomError as error:
             self.error(error.code, message_of(error, self.lang))
             return
-        table = self.room.table
-        names = table.names if table is not None else [f"{seat + 1}" for seat in range(view.players)]
-        text = hint_line(view, advice, names, self.lang)
         self.send({"type": "hint", "seq": seq, "move": str(advice.move), "reason": advice.reason, "text": text})
 
     async def _take_reaction(self) -> None:

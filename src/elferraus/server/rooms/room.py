@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 
 from elferraus.bots.search import Advice
 from elferraus.errors import IllegalMoveError, NotationError
-from elferraus.i18n import tr
+from elferraus.i18n import Lang, tr
 from elferraus.match import Match
 from elferraus.moves import Move
 from elferraus.record import read_record
@@ -49,8 +49,8 @@ from elferraus.server.storage.types import (
     StoreError,
 )
 from elferraus.server.thinking.pool import IN_THREADS, ThinkerError
+from elferraus.table.hints import hint_line
 from elferraus.table.session import Seat, Table, TableSetup, TurnError
-from elferraus.view import SeatView
 
 LOG = logging.getLogger("elferraus.server")
 T = TypeVar("T")
@@ -377,11 +377,11 @@ class Room(Driving, Replica):
 
         await self._change(change)
 
-    async def hint(self, seat: int | None, seq: int) -> tuple[SeatView, Advice]:
-        """What ``master`` would do in ``seat``'s place at ``seq``, and why, with the view it saw: the hint of
-        the terminal game (:meth:`Table.hint`, the same seed), thought once per position by the process's
-        thinkers. Only for a person alone with computers: at a table of people it would be help the others
-        do not get.
+    async def hint(self, seat: int | None, seq: int, lang: Lang) -> tuple[Advice, str]:
+        """What ``master`` would do in ``seat``'s place at ``seq``, and why in ``lang``'s words: the hint of
+        the terminal game (:meth:`Table.hint`, the same seed, :func:`hint_line`), thought once per position
+        by the process's thinkers. Only for a person alone with computers: at a table of people it would be
+        help the others do not get.
 
         Raises:
             RoomError: a spectator (``not_a_player``), no game under way (``wrong_status``), an older ``seq``
@@ -400,9 +400,10 @@ class Room(Driving, Replica):
             thought.add_done_callback(_retrieve)
             self._hint = (seq, thought)
         try:
-            return view, await asyncio.shield(self._hint[1])
+            advice = await asyncio.shield(self._hint[1])
         except ThinkerError:
             raise RoomError("no_hint_now") from None
+        return advice, hint_line(view, advice, table.names, lang)
 
     async def _push(self, move: Move, seat: int | None = None) -> None:
         """Store the move of the seat to move, then have the table make it and tell everybody (the caller holds
