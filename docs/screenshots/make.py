@@ -31,7 +31,7 @@ from PIL import Image
 from playwright.sync_api import Page, sync_playwright
 
 from elferraus.server.client import create_room
-from tests.support.look_helpers import play_for_host
+from tests.support.look_helpers import SETTLED, play_for_host
 from tests.support.web_helpers import ServerProcess
 
 HERE = Path(__file__).parent
@@ -39,8 +39,6 @@ CHROMIUM = os.environ.get("ELFERRAUS_CHROMIUM", "/usr/lib/chromium/chromium-head
 SEED = 20261201
 """The deal of every game shown."""
 SEEDED = ["-m", "tests.support.seeded_server", str(SEED)]
-SETTLED = """() => !document.querySelector('#main.pending') && !document.querySelector('.card.flying')
-  && document.fonts.status === 'loaded'"""
 
 
 @dataclass(frozen=True)

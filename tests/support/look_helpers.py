@@ -130,6 +130,11 @@ def frame_at(text: str, **kwargs: Any) -> dict[str, Any]:
     return state_frame(read_position(text), **kwargs)
 
 
+SETTLED = """() => !document.querySelector('#main.pending') && !document.querySelector('.card.flying')
+  && document.fonts.status === 'loaded'"""
+"""The page has drawn what it was sent: no move waiting for the server, no card in flight, its fonts loaded."""
+
+
 class Feed:
     """The room page with hand-made ``state`` frames for the server's answers: the first one to its hello, the
     others when the test sends them (each with the next ``seq``). Once per page: a second feed would only change

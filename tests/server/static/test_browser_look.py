@@ -37,6 +37,7 @@ from elferraus.game import Game
 from tests.server.static import test_browser
 from tests.server.static.test_browser import DESKTOP_EN, PHONE_DE, Device, Problems, Server, run_async, wait_until
 from tests.support.look_helpers import (
+    SETTLED,
     compare_screenshot,
     frame_at,
     play_for_host,
@@ -393,9 +394,6 @@ def seeded_room(server: Server, name: str, players: int) -> dict[str, Any]:
         {"name": name, "players": players, "rules": "classic", "rounds": 1, "fill": "easy", "away": 600, "pace": 0},
     )
 
-
-SETTLED = """() => !document.querySelector('#main.pending') && !document.querySelector('.card.flying')
-  && document.fonts.status === 'loaded'"""
 
 SCREENS = [PHONE_DE, DESKTOP_EN]
 
