@@ -24,6 +24,10 @@ from tests.support import repo_env
 PORTS_PER_PROCESS = 1500
 """Ports of each test process's own block (below the system's range for outgoing connections)."""
 
+BROWSER_REFUSED_PORTS = frozenset({5060, 5061, 6000, 6566, 6665, 6666, 6667, 6668, 6669, 6697, 10080})
+"""Ports Chromium will not open a page on (net::ERR_UNSAFE_PORT), above 1023: never handed out, so that a
+server any test starts can be opened in the browser."""
+
 
 def _port_block() -> Iterator[int]:
     """This test process's ports in turn, for ever: xdist worker N (``gwN``) has the N-th block from 10000."""
@@ -41,6 +45,8 @@ def free_port() -> int:
     whose answers the restarted one's would then be taken for)."""
     for _ in range(PORTS_PER_PROCESS):
         port = next(_PORTS)
+        if port in BROWSER_REFUSED_PORTS:
+            continue
         with socket.socket() as probe:
             try:
                 probe.bind(("127.0.0.1", port))
