@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -41,12 +42,23 @@ def interrupt(process: subprocess.Popen[bytes]) -> tuple[int, str]:
     return process.returncode, err.decode()
 
 
-def started(argv: list[str], **kwargs: Any) -> subprocess.Popen[bytes]:
+@pytest.fixture(autouse=True)
+def ctrl_c_as_from_a_terminal() -> Iterator[None]:
+    """The commands get Ctrl-C as from a terminal, even where the tests run in a background job: that ignores
+    SIGINT, and a command would inherit it (a handler, unlike an ignored signal, is not inherited)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def started(argv: list[str], env: dict[str, str] = ENV, **kwargs: Any) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         [*COMMAND, *argv],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        env=ENV,
+        env=env,
         start_new_session=True,  # its own process group, as a command started from a shell
         **kwargs,
     )
@@ -84,12 +96,8 @@ def test_ctrl_c_while_playing_games_ends_with_one_line(argv: list[str]) -> None:
 
 
 def test_ctrl_c_says_it_in_german() -> None:
-    german = subprocess.Popen(
-        [*COMMAND, "simulate", "--games", "1000000", "--bots", "greedy", "--out", "-"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env={**ENV, "LANG": "de_DE.UTF-8"},
-        start_new_session=True,
+    german = started(
+        ["simulate", "--games", "1000000", "--bots", "greedy", "--out", "-"], {**ENV, "LANG": "de_DE.UTF-8"}
     )
     assert german.stdout is not None
     assert first_line(german.stdout).startswith(b"{")
