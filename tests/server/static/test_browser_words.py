@@ -99,8 +99,8 @@ class Player:
 
 def settle(players: list[Player], deadline: float, after: int | None = None) -> dict[str, Any]:
     """Wait until nothing happens by itself any more: the round is over, or the seat to move has a choice
-    (a person's only legal move is made for him by the table), or nothing has changed for a while (then
-    the test makes that move). Returns the newest state of seat 0.
+    (a person's only legal move is made for him by the table: its view names the move ``making``), or
+    nothing has changed for a while (then the test makes that move). Returns the newest state of seat 0.
 
     ``after``: the room's change number when the test sent its last move. Until a newer state comes, that
     move is still on its way (on a loaded machine it may take longer than any quiet spell), so the state
@@ -122,6 +122,8 @@ def settle(players: list[Player], deadline: float, after: int | None = None) -> 
         if anna["room"]["status"] != "playing":
             return anna
         mover = players[anna["game"]["turn"]].state
+        if mover["view"]["making"] is not None:
+            continue  # the table makes that move itself, however long a loaded machine takes
         if len(mover["view"]["legal"]) >= 2 or time.monotonic() - since > 0.15:
             return anna
 
