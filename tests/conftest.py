@@ -1,10 +1,11 @@
 """Shared test set-up: a config folder of its own with the terminal game's coach off (``config_home``, for every
-test), a home folder of its own (``home``), a real PostgreSQL (``postgres``), the server's
-database on each store (``database``), and the fuzz tests' totals in the terminal summary (summed over the
-xdist workers)."""
+test), the terminal game without motion (``still_terminal``, for every test), a home folder of its own (``home``),
+a real PostgreSQL (``postgres``), the server's database on each store (``database``), and the fuzz tests' totals in
+the terminal summary (summed over the xdist workers)."""
 
 from __future__ import annotations
 
+import sys
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,6 +25,17 @@ def config_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mo
     (config / "elferraus").mkdir()
     (config / "elferraus" / "settings.toml").write_text("coach = false\n", encoding="utf-8")
     return config
+
+
+@pytest.fixture(autouse=True)
+def still_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The terminal game moves nothing (``TEXTUAL_ANIMATIONS=none``): its hand is dealt at once and nothing flashes,
+    so no test waits on motion; the tests of the motion itself turn it on for their app
+    (``app.animation_level = "full"``). Textual reads the variable once, when it is first imported."""
+    monkeypatch.setenv("TEXTUAL_ANIMATIONS", "none")
+    constants = sys.modules.get("textual.constants")
+    if constants is not None:
+        monkeypatch.setattr(constants, "TEXTUAL_ANIMATIONS", "none")
 
 
 @pytest.fixture

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from rich.console import Console
+from textual.content import Content
 from textual.pilot import Pilot
 from textual.widgets import RichLog, Static
 from textual.widgets._footer import FooterKey
@@ -77,10 +78,10 @@ DIALOGUE: dict[str, dict[Lang, tuple[list[str], list[str]]]] = {
             [],
             [
                 "Elfer raus! · Classic\n",
-                "  Computer 2 (medium) · 15 cards\n",
-                "  Computer 3 (medium) · 14 cards · opened with R11\n",
-                "  Computer 4 (medium) · 12 cards · laid B11 Y11 Y12\n",
-                "  pile: 20 cards\n",
+                "  Computer 2 (medium)  ▌▌▌▌▌▌▌▌▌▌▌▌+ 15 cards\n",
+                "  Computer 3 (medium)  ▌▌▌▌▌▌▌▌▌▌▌▌+ 14 cards · opened with R11\n",
+                "  Computer 4 (medium)  ▌▌▌▌▌▌▌▌▌▌▌▌  12 cards · laid B11 Y11 Y12\n",
+                "  ██ pile: 20 cards\n",
                 "R ●   ·  ·  ·  ·  ·  ·  ·  ·  · +10 [11] +12",
                 "your turn: lay a card, or draw (you have laid nothing yet)\n",
                 "You · 15 cards: R4 R6 R7 R10* R19 │ Y7 Y17 │ G1 G10 G11* G20 │ B2 B5 B9 B12*\n",
@@ -91,9 +92,9 @@ DIALOGUE: dict[str, dict[Lang, tuple[list[str], list[str]]]] = {
             [],
             [
                 "Elfer raus! · Klassisch\n",
-                "  Computer 2 (mittel) · 15 Karten\n",
-                "  Computer 3 (mittel) · 14 Karten · eröffnet mit R11\n",
-                "  Stapel: 20 Karten\n",
+                "  Computer 2 (mittel)  ▌▌▌▌▌▌▌▌▌▌▌▌+ 15 Karten\n",
+                "  Computer 3 (mittel)  ▌▌▌▌▌▌▌▌▌▌▌▌+ 14 Karten · eröffnet mit R11\n",
+                "  ██ Stapel: 20 Karten\n",
                 "■ Gr                                 +11 (nicht eröffnet)",
                 "du bist dran: lege an oder zieh (du hast noch nichts angelegt)\n",
                 "Du · 15 Karten: R4 R6 R7 R10* R19 │ Ge7 Ge17 │ Gr1 Gr10 Gr11* Gr20 │ B2 B5 B9 B12*\n",
@@ -364,7 +365,7 @@ def tui_first_turn(lang: Lang) -> dict[str, object]:
         seen["title"] = str(screen.query_one("#title", Static).content)
         seen["players"] = str(screen.query_one(OpponentsView).render()).splitlines()
         rows = screen.query_one(RowsView)
-        seen["pile"] = rows.border_title
+        seen["pile"] = Content.from_markup(rows.border_title or "").plain  # the stack and the words, as text
         seen["rows"] = [line.rstrip() for line in str(rows.render()).splitlines()]
         seen["status"] = str(screen.query_one("#status", Static).content)
         seen["hand"] = " ".join(str(screen.query_one(HandView).render()).split())

@@ -36,10 +36,7 @@ from elferraus.table.saving import (
 from elferraus.table.seating import PERSON, computer_levels, seat_name
 from elferraus.table.session import Seat, Table, TableSetup
 from elferraus.table.words import (
-    describe_turn,
     hand_text,
-    is_opening,
-    last_turns,
     log_line,
     made_for_coming_line,
     made_for_done_line,
@@ -50,6 +47,7 @@ from elferraus.table.words import (
     undo_note,
 )
 from elferraus.tui.result_screen import is_match, match_content, match_title, next_line, round_content, winner_line
+from elferraus.tui.widgets import opponents_content, pile_at_deal, pile_content, seat_lines
 
 HUMAN = 0
 Command = Literal["help", "hint", "moves", "undo", "save", "quit"]
@@ -144,25 +142,15 @@ def move_word(move: Move, lang: Lang) -> str:
 
 
 def opponent_lines(table: Table, lang: Lang, viewer: int = HUMAN) -> list[str]:
-    """The other players in turn order, as the full game lists them: name (level) · cards · last turn."""
-    game = table.game
-    view = game.view(viewer)
-    turns = last_turns(view.moves, game.players)
-    lines = []
-    for step in range(1, game.players):
-        seat = (viewer + step) % game.players
-        count = view.hand_counts[seat]
-        level = table.setup.seats[seat].level
-        text = table.names[seat]
-        if level is not None:
-            text += f" ({tr('level_' + level, lang)})"
-        text += f" · {count} {tr('card' if count == 1 else 'cards', lang)}"
-        last = describe_turn(turns[seat], opening=is_opening(view.moves, seat), lang=lang)
-        if last:
-            text += f" · {last}"
-        marker = "▶ " if seat == game.turn and not game.is_over() else "  "
-        lines.append(marker + text)
-    return lines
+    """The other players in turn order, as the full game lists them: name (level), the fan of their cards, the
+    count and last turn."""
+    return opponents_content(seat_lines(table, viewer, lang), lang).plain.splitlines()
+
+
+def pile_line(table: Table, lang: Lang) -> str:
+    """The pile as the full game shows it in the rim of its rows: a stack as high as it is full, and the count."""
+    count = table.game.pile_size()
+    return pile_content(pile_words(count, lang), count, pile_at_deal(table)).plain
 
 
 def hand_line(table: Table, lang: Lang, *, fitting: bool, markup: bool = False) -> str:
@@ -250,7 +238,7 @@ class PromptGame:
         self.say(title_line(table, lang))
         for line in opponent_lines(table, lang):
             self.say(line)
-        self.say(f"  {pile_words(view.pile, lang)}")
+        self.say(f"  {pile_line(table, lang)}")
         for line in row_lines(view.rows, table.game.rules.colors, lang, markup=markup):
             self.console.print(line, markup=markup)
         self.say(status_line(view, lang))

@@ -4,6 +4,11 @@ One driver runs the game forward: computer players think in a worker thread
 (so the screen never freezes) and act one step at a time at the chosen pace;
 it stops whenever a person must act. Every change to the game happens in the
 driver or in a key handler while the driver waits, never both at once.
+
+What moves on the table (``motion``) follows the moves made: a new hand is
+dealt card by card, a laid card stands out in its slot, the pile after a
+draw, and a card the person drew is tagged new. It only draws; the driver
+never waits for it.
 """
 
 from __future__ import annotations
@@ -18,10 +23,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Button, Footer, RichLog, Static
 from textual.worker import Worker, get_current_worker
 
 from elferraus.bots import Advice
+from elferraus.cards import Card
 from elferraus.errors import IllegalMoveError
 from elferraus.i18n import Lang, cards_in_words, explain, format_number, tr
 from elferraus.moves import DRAW, PASS, Move
@@ -29,10 +36,7 @@ from elferraus.table.coach import moment, tip_of
 from elferraus.table.hints import hint_line
 from elferraus.table.session import Table
 from elferraus.table.words import (
-    describe_turn,
-    is_opening,
     last_lay,
-    last_turns,
     log_line,
     made_for_coming_line,
     made_for_done_line,
@@ -42,8 +46,9 @@ from elferraus.table.words import (
 )
 from elferraus.tui.dialogs import HandoffScreen
 from elferraus.tui.keys import localize_bindings
+from elferraus.tui.motion import FLASH_SECONDS, NEW_SECONDS, deal_step, moves
 from elferraus.tui.requests import CoachWanted, RoundOver, SaveWanted
-from elferraus.tui.widgets import ActionButton, CoachPanel, HandView, OpponentsView, RowsView, SeatLine
+from elferraus.tui.widgets import ActionButton, CoachPanel, HandView, OpponentsView, RowsView, pile_at_deal, seat_lines
 
 WIDE = 112
 """From this many columns on, the move log sits beside the table instead of below it."""
@@ -152,6 +157,14 @@ class TableScreen(Screen[None]):
         self._tip_seat = 0
         self._coach_at: tuple[int, int, str | None] | None = None
         """The seat, move and moment the coach last looked at: a moment is told once, however often it is drawn."""
+        self._seen = 0
+        """The moves the table has shown (a lay flashes, a draw marks its card new, once each)."""
+        self.new_card: tuple[Card, int] | None = None
+        """The card the person shown drew last, tagged new, and the number of moves when he drew it."""
+        self._new_timer: Timer | None = None
+        self._pile_full = 0
+        """The pile as the deal left it (the stack on the felt is drawn as high as the pile is full)."""
+        self._deal_timer: Timer | None = None
 
     @property
     def awaiting(self) -> bool:
@@ -287,12 +300,37 @@ class TableScreen(Screen[None]):
         self.hidden = len(people) > 1
         self._logged = 0
         self.coach_told, self.coach_tip, self._coach_at = {}, None, None  # each rule once a game
+        history = table.game.history()
+        self._seen, self.new_card = len(history), None  # a resumed game flashes nothing it had before
+        self._pile_full = pile_at_deal(table)
         self.query_one("#log", RichLog).clear()
         self._log_new_moves()  # a resumed game shows its history so far
         self.query_one("#note", Static).update("")
         self.refresh_table()
+        if not history and moves(self.app):
+            self._deal()
         self.query_one("#hand", HandView).focus()
         self.drive()
+
+    def _deal(self) -> None:
+        """Deal the new round's hands card by card: the person's hand grows, and the others' fans with it."""
+        game = self.table.game
+        counts = [len(game.hand(seat)) for seat in range(game.players)]
+        step = deal_step(max(counts))
+        if not self.hidden:
+            self.query_one("#hand", HandView).deal(step)
+        others = self.query_one("#opponents", OpponentsView)
+        others.deal(0)
+        if self._deal_timer is not None:
+            self._deal_timer.stop()
+
+        def one_more() -> None:
+            dealt = (others.dealt or 0) + 1
+            others.deal(None if dealt >= max(counts) else dealt)
+            if others.dealt is None and self._deal_timer is not None:
+                self._deal_timer.stop()
+
+        self._deal_timer = self.set_interval(step, one_more)
 
     @work(exclusive=True, group="drive")
     async def drive(self) -> None:
@@ -450,22 +488,11 @@ class TableScreen(Screen[None]):
         game = table.game
         view = game.view(self.viewer)
         self.query_one("#title", Static).update(self._title())
-        turns = last_turns(view.moves, game.players)
-        order = [(self.viewer + step) % game.players for step in range(1, game.players)]
-        lines = [
-            SeatLine(
-                table.names[seat],
-                table.setup.seats[seat].level,
-                view.hand_counts[seat],
-                describe_turn(turns[seat], opening=is_opening(view.moves, seat), lang=lang),
-                seat == game.turn and not game.is_over(),
-            )
-            for seat in order
-        ]
-        self.query_one("#opponents", OpponentsView).show(lines, lang)
-        self.query_one("#rows", RowsView).show(view.rows, game.rules.colors, lang, last_lay(view.moves))
+        self.query_one("#opponents", OpponentsView).show(seat_lines(table, self.viewer, lang), lang)
         rows = self.query_one("#rows", RowsView)
-        rows.border_title = pile_words(view.pile, lang)
+        rows.show(view.rows, game.rules.colors, lang, last_lay(view.moves))
+        rows.show_pile(pile_words(view.pile, lang), view.pile, self._pile_full)
+        self._follow_moves()
         hand = self.query_one("#hand", HandView)
         count = len(view.hand)
         label = tr("hand_label_one" if count == 1 else "hand_label", lang, name=table.names[self.viewer], n=count)
@@ -474,6 +501,8 @@ class TableScreen(Screen[None]):
         else:
             fitting = [move.card for move in view.legal if move.card is not None] if self.awaiting else []
             hand.show(view.hand, fitting, label)
+            new = self.new_card
+            hand.mark_new(new[0] if new is not None and new[0] in view.hand else None)
         if self.awaiting and not self.hidden:
             self._set_status(status_line(view, lang))
         elif not game.is_over() and not table.is_person(game.turn):
@@ -487,6 +516,41 @@ class TableScreen(Screen[None]):
         undo.disabled = table.undo_target(self.viewer) is None
         self._coach()
         self.refresh_bindings()  # the footer follows the buttons
+
+    def _follow_moves(self) -> None:
+        """Show what the moves made since the last look did: a lay flashes in its slot, a draw flashes the pile,
+        and a card the person shown drew is tagged new (for a moment; without motion, until the next move)."""
+        game = self.table.game
+        count = game.move_count
+        if count < self._seen:  # taken back
+            self._seen, self.new_card = count, None
+        if count == self._seen:
+            return
+        made = game.history()[self._seen :]
+        self._seen = count
+        self.new_card = None
+        motion = moves(self.app)
+        rows = self.query_one("#rows", RowsView)
+        laid: Card | None = None
+        for seat, move, drawn in made:
+            laid = move.card or laid
+            if move == DRAW:
+                if motion:
+                    rows.flash_pile(FLASH_SECONDS)
+                if seat == self.viewer and drawn is not None and not self.hidden:
+                    self.new_card = (drawn, count)
+        if motion and laid is not None:
+            rows.flash(laid, FLASH_SECONDS)
+        if self._new_timer is not None:
+            self._new_timer.stop()
+            self._new_timer = None
+        if motion and self.new_card is not None:
+            self._new_timer = self.set_timer(NEW_SECONDS, self._new_seen)
+
+    def _new_seen(self) -> None:
+        """The drawn card's tag has been shown long enough."""
+        self.new_card, self._new_timer = None, None
+        self.query_one("#hand", HandView).mark_new(None)
 
     # -- the coach ------------------------------------------------------------
 

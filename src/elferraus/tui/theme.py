@@ -5,6 +5,12 @@ little deeper than DESIGN's #6CA8FF, which a 16-colour terminal would show
 as grey. Every tone falls on its own colour of the 16-colour palette (bright
 red, yellow, green, blue), the accent that marks focus on magenta, a colour
 no card has; the letter and symbol of each colour are always shown as well.
+
+The rows lie on green felt inside a rim; every tone reads on the felt at
+4.5 : 1 or better, and on 16 colours the felt falls on black and its rim on
+green. A card in a hand is a chip: dark ink on its tone when it fits, its
+tone on a dark chip when it does not (black on 16 colours). Card backs (the other players' fans,
+the pile) are a light slate, a colour no card has.
 """
 
 from __future__ import annotations
@@ -18,6 +24,17 @@ TONES: Mapping[str, str] = {"R": "#FF6B5E", "Y": "#FFD75E", "G": "#5FD38D", "B":
 
 FOCUS = "#D67AD2"
 """The accent: focus and the player to move; magenta, unlike every card."""
+
+FELT = "#173526"
+"""The table's surface under the rows."""
+FELT_RIM = "#228B22"
+"""The felt's rim, the border round the rows."""
+INK = "#14181F"
+"""The text on a card chip that fits (its tone is the chip's background)."""
+CHIP = "#222831"
+"""A chip that does not fit now: its tone on this dark ground."""
+CARD_BACK = "#A8B3C4"
+"""The back of a card: the other players' fans and the pile."""
 
 THEME = Theme(
     name="elferraus",
@@ -37,6 +54,9 @@ THEME = Theme(
         "card-yellow": TONES["Y"],
         "card-green": TONES["G"],
         "card-blue": TONES["B"],
+        "felt": FELT,
+        "felt-rim": FELT_RIM,
+        "card-back": CARD_BACK,
         "footer-key-foreground": FOCUS,
         "block-cursor-background": FOCUS,
         "block-cursor-foreground": "#14181F",
