@@ -38,7 +38,7 @@ from elferraus.table.words import log_line, row_lines
 from elferraus.tui import load_saved, run_tui
 from elferraus.tui.app import ElferRausApp
 from elferraus.tui.dialogs import HandoffScreen, HelpScreen, QuitScreen
-from elferraus.tui.result_screen import ResultScreen, winner_line
+from elferraus.tui.result_screen import PLACE_WIDTH, ResultScreen, winner_line
 from elferraus.tui.setup_screen import SetupChoices, SetupScreen
 from elferraus.tui.table_screen import TableScreen
 from elferraus.tui.theme import FOCUS, THEME, TONES
@@ -222,11 +222,13 @@ def test_a_whole_game_by_keys() -> None:
             "You went out first and won the game!" if you else f"{name} went out first and won the game."
         )
         rows = str(result.query_one("#round", Static).content).splitlines()
-        assert rows[0].split() == ["Player", "Cards", "left", "Points"]
+        assert rows[0].split() == ["Place", "Player", "Cards", "left", "Points"]
         assert len(rows) == 4  # a line for each player, whoever went out first
+        assert rows[1].split()[:2] == ["★", "1."]  # the one who went out first, on top
+        assert rows[1][PLACE_WIDTH:].startswith(name)
         points = game.penalties()
         for seat in range(3):
-            line = next(row for row in rows[1:] if row.startswith(app.table.names[seat]))
+            line = next(row for row in rows[1:] if row[PLACE_WIDTH:].startswith(app.table.names[seat]))
             assert line.split()[-1] == str(points[seat])
             cards = [str(card) for card in game.hand(seat)] or ["went", "out"]
             assert line.split()[-1 - len(cards) : -1] == cards

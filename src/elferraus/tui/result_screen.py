@@ -1,4 +1,8 @@
-"""The end of a round: who went out, everybody's cards and points, the match so far, what comes next."""
+"""The end of a round: the winner celebrated, the standings (everybody's place, cards and points), the match so far,
+what comes next.
+
+The celebration is a banner, "★ Anna wins! ★", that sparkles for a moment and then stands still (at once under
+reduced motion: see ``motion``)."""
 
 from __future__ import annotations
 
@@ -11,20 +15,27 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Button, Footer, Static
 
 from elferraus.cards import Card
 from elferraus.i18n import Lang, card_words, tr
 from elferraus.table.session import Table
 from elferraus.tui.keys import localize_bindings
+from elferraus.tui.motion import SPARKLE_SECONDS, SPARKLE_STEP, sparkles
 from elferraus.tui.requests import SaveWanted
 from elferraus.tui.theme import TONES
 
 MAX_ROUND_COLUMNS = 5
 """The match table shows the points of this many most recent rounds, then the totals."""
 NAME_WIDTH = 16
-CARDS_WIDTH = 50
+PLACE_WIDTH = 6
+CARDS_WIDTH = 46
 """Room for the cards left in the round's table; a longer hand ends in "…"."""
+MATCH_CARDS_WIDTH = 38
+"""The same in a match, whose standings have a column more: the match's totals."""
+SPARKS = "✦✧⋆·"
+"""The sparkle around the winner's banner: each spark turns through these, one step at a time."""
 
 ResultChoice = Literal["next", "again", "new", "quit"]
 
@@ -58,6 +69,41 @@ def winner_line(table: Table, lang: Lang) -> str:
         else:
             lines.append(tr("match_over_other", lang, name=table.names[leaders[0]], points=points))
     return "\n".join(lines)
+
+
+def banner_line(table: Table, lang: Lang) -> str:
+    """The celebration's words: who wins (the match, once it is over and one player leads it; else the round)."""
+    match = table.match
+    winner = table.game.winner
+    assert winner is not None
+    if match.is_over() and is_match(table) and len(match.leaders()) == 1:
+        winner = match.leaders()[0]
+    if table.people == (winner,):
+        return tr("result_you_win", lang)
+    return tr("result_wins", lang, name=table.names[winner])
+
+
+def sparkle_content(banner: str, step: int | None) -> Content:
+    """The banner, with sparks either side at ``step`` of the sparkle (None: still, the sparks gone)."""
+    if step is None:
+        return Content.styled(banner, "bold $text-success")
+    sparks = [SPARKS[(step + offset) % len(SPARKS)] for offset in range(3)]
+    left, right = " ".join(sparks), " ".join(reversed(sparks))
+    return Content.assemble((left, "bold $accent"), " ", (banner, "bold $text-success"), " ", (right, "bold $accent"))
+
+
+def standings(table: Table) -> list[tuple[int, int]]:
+    """The places of the round: (place, seat), the one who went out first, then by points (the fewest first);
+    players with the same points share a place, in seat order."""
+    game = table.game
+    points = game.penalties()
+    winner = game.winner
+    order = sorted(range(table.players), key=lambda s: (s != winner, points[s], s))
+    places: list[tuple[int, int]] = []
+    for index, seat in enumerate(order):
+        tied = index > 1 and points[order[index - 1]] == points[seat]
+        places.append((places[-1][0] if tied else index + 1, seat))
+    return places
 
 
 def next_line(table: Table, lang: Lang) -> str:
@@ -94,25 +140,43 @@ def _cell(text: str, width: int, *, right: bool = False) -> str:
 
 
 def round_content(table: Table, lang: Lang) -> Content:
-    """This round: each player's cards left and penalty points, the one who went out first."""
+    """The standings of this round: each player's place, cards left and penalty points, the one who went out first
+    on top (``★``); in a match also his total so far."""
     game = table.game
     points = game.penalties()
-    header = Content.assemble(
+    totals = table.match.totals if is_match(table) else None
+    width = CARDS_WIDTH if totals is None else MATCH_CARDS_WIDTH
+    head: list[tuple[str, str] | str] = [
+        (_cell(tr("result_place", lang), PLACE_WIDTH), "bold $text-muted"),
         (_cell(tr("result_player", lang), NAME_WIDTH), "bold $text-muted"),
-        (_cell(tr("result_left", lang), CARDS_WIDTH), "bold $text-muted"),
+        (_cell(tr("result_left", lang), width), "bold $text-muted"),
         (_cell(tr("result_points", lang), 8, right=True), "bold $text-muted"),
-    )
-    lines = [header]
-    for seat in sorted(range(table.players), key=lambda s: (points[s], s)):
+    ]
+    if totals is not None:
+        head.append((_cell(tr("result_total", lang), 8, right=True), "bold $text-muted"))
+    lines = [Content.assemble(*head)]
+    for place, seat in standings(table):
         hand = game.hand(seat)
-        name = (_cell(table.names[seat], NAME_WIDTH), "bold" if seat == game.winner else "")
+        first = seat == game.winner
+        star = ("★ ", "bold $text-success") if first else "  "
+        name = (_cell(table.names[seat], NAME_WIDTH), "bold" if first else "")
         left = (
-            cards_content(hand, lang=lang)
+            cards_content(hand, width, lang=lang)
             if hand
             else Content.styled(tr("result_went_out", lang), "bold $text-success")
         )
-        padding = " " * max(CARDS_WIDTH - len(left.plain), 0)
-        lines.append(Content.assemble(name, left, padding, (_cell(str(points[seat]), 8, right=True), "bold")))
+        padding = " " * max(width - len(left.plain), 0)
+        parts: list[Content | tuple[str, str] | str] = [
+            star,
+            (_cell(f"{place}.", PLACE_WIDTH - 2), "bold" if first else ""),
+            name,
+            left,
+            padding,
+            (_cell(str(points[seat]), 8, right=True), "bold"),
+        ]
+        if totals is not None:
+            parts.append(_cell(str(totals[seat]), 8, right=True))
+        lines.append(Content.assemble(*parts))
     return Content("\n").join(lines)
 
 
@@ -162,7 +226,10 @@ class ResultScreen(Screen[ResultChoice]):
     ResultScreen { align: center middle; }
     ResultScreen #panel { width: 82; max-width: 100%; height: auto; max-height: 100%; }
     ResultScreen #title { text-style: bold; background: $primary-muted; padding: 0 1; }
-    ResultScreen #winner { text-style: bold; color: $text-success; padding: 0 1; margin: 1 0; }
+    ResultScreen #banner { width: 100%; text-align: center; margin-top: 1; }
+    ResultScreen #winner { text-style: bold; color: $text-success; padding: 0 1; margin: 0 0 1 0; }
+    ResultScreen.crowded #banner { display: none; }  /* six lines of standings: the banner joins the title */
+    ResultScreen.crowded #title { text-wrap: nowrap; text-overflow: ellipsis; }
     ResultScreen .box { height: auto; padding: 0 1; border: round $primary-muted; border-title-color: $text;
         border-title-style: bold; }
     ResultScreen.crowded #winner { margin: 0; }
@@ -178,13 +245,19 @@ class ResultScreen(Screen[ResultChoice]):
         super().__init__()
         self.table = table
         self.lang = lang
+        self.title_text = ""
+        self.sparkle: int | None = None
+        """The sparkle's step while the banner sparkles, None once it stands still."""
+        self._sparkle_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         table, lang = self.table, self.lang
         number = len(table.match.scores)
         with Vertical(id="panel"):
             title = tr("result_title", lang, round=number) if is_match(table) else tr("result_title_single", lang)
-            yield Static(f"{tr('app_title', lang)} · {title}", id="title")
+            self.title_text = f"{tr('app_title', lang)} · {title}"
+            yield Static(self.title_text, id="title")
+            yield Static(sparkle_content(banner_line(table, lang), None), id="banner")
             yield Static(winner_line(table, lang), id="winner", markup=False)
             scores = Static(round_content(table, lang), id="round", classes="box")
             scores.border_title = tr("result_this_round", lang) if is_match(table) else tr("result_this_game", lang)
@@ -209,6 +282,30 @@ class ResultScreen(Screen[ResultChoice]):
         localize_bindings(self, lang, {"save": "key_save", "choose('new')": "key_new", "choose('quit')": "key_quit"})
         self.set_class(is_match(self.table) and self.table.players > 4, "crowded")
         self.query_one("#buttons Button", Button).focus()
+        self._draw_banner()
+        if sparkles(self.app):
+            self.sparkle = 0
+            self._draw_banner()
+            self._sparkle_timer = self.set_interval(SPARKLE_STEP, self._sparkle_on)
+
+    def _sparkle_on(self) -> None:
+        """One step of the sparkle; after the last, the banner stands still."""
+        if self.sparkle is None:
+            return
+        self.sparkle += 1
+        if self.sparkle >= round(SPARKLE_SECONDS / SPARKLE_STEP):
+            self.sparkle = None
+            if self._sparkle_timer is not None:
+                self._sparkle_timer.stop()
+                self._sparkle_timer = None
+        self._draw_banner()
+
+    def _draw_banner(self) -> None:
+        banner = sparkle_content(banner_line(self.table, self.lang), self.sparkle)
+        if self.has_class("crowded"):
+            self.query_one("#title", Static).update(Content.assemble(self.title_text, "   ", banner))
+        else:
+            self.query_one("#banner", Static).update(banner)
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
