@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page, expect
 from playwright.sync_api import Error as PlaywrightError
 
 from elferraus.server.client import RoomClient
@@ -157,26 +157,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 
 # -- the browser ----------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    if not (os.path.isfile(CHROMIUM) and os.access(CHROMIUM, os.X_OK)):
-        pytest.fail(
-            f"The browser tests need Chromium at {CHROMIUM}, and there is none. Install it (as root: "
-            "apt-get install chromium-headless-shell, or `make browser`), or point ELFERRAUS_CHROMIUM at a "
-            "Chromium executable. Playwright's own browser download is not used.",
-            pytrace=False,
-        )
-    playwright = sync_playwright().start()
-    try:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        try:
-            yield launched
-        finally:
-            launched.close()
-    finally:
-        playwright.stop()
 
 
 class Problems:

@@ -35,7 +35,6 @@ from tests.server.static.test_browser import (  # noqa: F401 (the browser tests'
     Server,
     _play_out,
     act,
-    browser,
     contexts,
     open_device,
     probe,
@@ -131,7 +130,7 @@ def axe_report(page: Page) -> tuple[Counter[str], dict[str, str], list[str]]:
 @pytest.mark.parametrize("screen", SCREENS)
 def test_axe_finds_nothing_serious(
     server: Server,  # noqa: F811 (the fixtures imported above)
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     contexts: list[BrowserContext],  # noqa: F811
     problems: Problems,  # noqa: F811
     screen: str,
@@ -173,7 +172,7 @@ def segments(announcement: str) -> list[str]:
 @pytest.mark.parametrize("device", [DEVICES[0], DEVICES[3]], ids=lambda device: device.name)
 def test_the_live_region_announces_each_move_once_in_the_pages_language(
     server: Server,  # noqa: F811
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     contexts: list[BrowserContext],  # noqa: F811
     problems: Problems,  # noqa: F811
     device: Device,
@@ -286,7 +285,7 @@ class Keyboard:
 @pytest.mark.timeout(240)
 def test_a_whole_game_with_the_keyboard_alone(
     server: Server,  # noqa: F811
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     contexts: list[BrowserContext],  # noqa: F811
     problems: Problems,  # noqa: F811
 ) -> None:

@@ -42,7 +42,6 @@ from tests.server.static.test_browser import (  # noqa: F401 (the browser tests'
     Problems,
     Server,
     _start_room,
-    browser,
     contexts,
     open_device,
     problems,
@@ -110,7 +109,7 @@ def assert_within_the_safe_zone(image: Image.Image) -> None:
 @pytest.mark.timeout(60)
 def test_the_manifest_parses_and_its_icons_are_there(
     server: Server,  # noqa: F811 (the fixtures imported above)
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     contexts: list[BrowserContext],  # noqa: F811
     problems: Problems,  # noqa: F811
 ) -> None:
@@ -194,7 +193,7 @@ def test_the_worker_is_served_from_the_root_with_its_build_and_the_pages_headers
 @pytest.mark.timeout(60)
 def test_the_worker_keeps_the_pages_files_and_nothing_of_the_api(
     server: Server,  # noqa: F811
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     contexts: list[BrowserContext],  # noqa: F811
     problems: Problems,  # noqa: F811
 ) -> None:
@@ -260,7 +259,7 @@ def app_in_a_thread(db: Path, static: Path) -> Iterator[str]:
 @pytest.mark.timeout(90)
 def test_a_changed_file_is_a_new_version_and_the_page_comes_from_the_network_first(
     tmp_path: Path,
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     contexts: list[BrowserContext],  # noqa: F811
     problems: Problems,  # noqa: F811
 ) -> None:
@@ -306,7 +305,7 @@ def test_a_changed_file_is_a_new_version_and_the_page_comes_from_the_network_fir
 @pytest.mark.timeout(90)
 def test_a_first_visit_with_the_worker_stays_light(
     server: Server,  # noqa: F811
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     contexts: list[BrowserContext],  # noqa: F811
     problems: Problems,  # noqa: F811
 ) -> None:

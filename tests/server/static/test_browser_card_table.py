@@ -24,7 +24,6 @@ from tests.server.static.test_browser_look import open_page
 from tests.support.look_helpers import Feed, state_frame
 
 server = test_browser.server
-browser = test_browser.browser
 contexts = test_browser.contexts
 problems = test_browser.problems
 

@@ -19,7 +19,6 @@ from tests.server.static.test_browser import (  # noqa: F401 (the browser tests'
     Device,
     Problems,
     Server,
-    browser,
     contexts,
     open_device,
     problems,
@@ -71,7 +70,7 @@ def tap(page: Page, device: Device, testid: str) -> None:
 @pytest.mark.parametrize("device", [DEVICES[1], DEVICES[2]], ids=lambda device: device.name)  # each size, each language
 def test_one_tap_from_the_lobby_to_a_card_to_lay(
     server: Server,  # noqa: F811 (the fixtures imported above)
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     contexts: list[BrowserContext],  # noqa: F811
     problems: Problems,  # noqa: F811
     device: Device,
@@ -123,7 +122,7 @@ def test_one_tap_from_the_lobby_to_a_card_to_lay(
 @pytest.mark.timeout(90)
 def test_the_name_is_remembered_and_play_with_friends_opens_a_room_with_a_seat_for_a_friend(
     server: Server,  # noqa: F811
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     contexts: list[BrowserContext],  # noqa: F811
     problems: Problems,  # noqa: F811
 ) -> None:
@@ -177,7 +176,7 @@ TAB_STOPS = "[...document.querySelectorAll('[data-testid=\"hand\"] .card')].filt
 @pytest.mark.parametrize("device", [DEVICES[0], DEVICES[3]], ids=lambda device: device.name)
 def test_the_hand_is_one_tab_stop_on_a_card_that_fits_and_no_ring_is_cut_off(
     server: Server,  # noqa: F811
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     contexts: list[BrowserContext],  # noqa: F811
     problems: Problems,  # noqa: F811
     device: Device,
@@ -221,7 +220,7 @@ def test_the_hand_is_one_tab_stop_on_a_card_that_fits_and_no_ring_is_cut_off(
 @pytest.mark.timeout(60)
 def test_after_start_the_game_the_keys_are_in_the_hand(
     server: Server,  # noqa: F811
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     contexts: list[BrowserContext],  # noqa: F811
     problems: Problems,  # noqa: F811
 ) -> None:
@@ -241,7 +240,7 @@ NOTE_WORDS = {"en": "Nothing else is possible: your turn ends", "de": "Nichts an
 @pytest.mark.parametrize("device", [DEVICES[0], DEVICES[3]], ids=lambda device: device.name)
 def test_a_note_of_the_readers_turn_goes_with_it_and_lines_begin_with_a_capital(
     server: Server,  # noqa: F811
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     contexts: list[BrowserContext],  # noqa: F811
     problems: Problems,  # noqa: F811
     device: Device,
@@ -279,7 +278,7 @@ FILLED = """(id) => {
 @pytest.mark.timeout(60)
 def test_the_filled_button_is_the_move_to_make(
     server: Server,  # noqa: F811
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     contexts: list[BrowserContext],  # noqa: F811
     problems: Problems,  # noqa: F811
 ) -> None:
@@ -316,7 +315,7 @@ def test_the_filled_button_is_the_move_to_make(
 @pytest.mark.timeout(120)
 def test_when_the_connection_comes_back_its_error_goes_and_the_badge_stays_one_line_on_a_phone(
     tmp_path: Path,
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     contexts: list[BrowserContext],  # noqa: F811
     problems: Problems,  # noqa: F811
 ) -> None:
@@ -364,7 +363,7 @@ def test_when_the_connection_comes_back_its_error_goes_and_the_badge_stays_one_l
 @pytest.mark.timeout(90)
 def test_a_player_takes_his_seat_on_another_device_by_his_own_link_and_the_invite_only_watches(
     server: Server,  # noqa: F811
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     contexts: list[BrowserContext],  # noqa: F811
     problems: Problems,  # noqa: F811
 ) -> None:
@@ -404,7 +403,7 @@ def test_a_player_takes_his_seat_on_another_device_by_his_own_link_and_the_invit
 @pytest.mark.parametrize("device", [DEVICES[1], DEVICES[2]], ids=lambda device: device.name)
 def test_the_rules_page_describes_the_free_places_as_the_board_draws_them(
     server: Server,  # noqa: F811
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     contexts: list[BrowserContext],  # noqa: F811
     problems: Problems,  # noqa: F811
     device: Device,
@@ -425,7 +424,7 @@ def test_the_rules_page_describes_the_free_places_as_the_board_draws_them(
 @pytest.mark.timeout(60)
 def test_your_rooms_say_who_plays_and_how_far_the_game_is(
     server: Server,  # noqa: F811
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     contexts: list[BrowserContext],  # noqa: F811
     problems: Problems,  # noqa: F811
 ) -> None:
@@ -445,7 +444,7 @@ def test_your_rooms_say_who_plays_and_how_far_the_game_is(
 @pytest.mark.timeout(60)
 def test_on_a_phone_the_player_to_move_is_one_line_and_the_strip_of_players_shows_that_it_scrolls(
     server: Server,  # noqa: F811
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     contexts: list[BrowserContext],  # noqa: F811
     problems: Problems,  # noqa: F811
 ) -> None:
@@ -474,7 +473,7 @@ def test_on_a_phone_the_player_to_move_is_one_line_and_the_strip_of_players_show
 @pytest.mark.parametrize("device", [DEVICES[0], DEVICES[3]], ids=lambda device: device.name)
 def test_a_card_button_is_named_by_what_it_shows_first(
     server: Server,  # noqa: F811
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     contexts: list[BrowserContext],  # noqa: F811
     problems: Problems,  # noqa: F811
     device: Device,

@@ -49,7 +49,6 @@ from tests.support.look_helpers import (
 
 # the browser tests' fixtures: one server and one browser for the module, a fresh context per device
 server = test_browser.server
-browser = test_browser.browser
 contexts = test_browser.contexts
 problems = test_browser.problems
 

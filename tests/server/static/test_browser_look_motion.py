@@ -32,7 +32,6 @@ from tests.server.static.test_browser import (
 )
 
 server = test_browser.server
-browser = test_browser.browser
 contexts = test_browser.contexts
 problems = test_browser.problems
 

@@ -42,7 +42,6 @@ from tests.server.static.test_browser import (  # noqa: F401 (the browser tests'
     Device,
     Problems,
     Server,
-    browser,
     contexts,
     open_device,
     problems,
@@ -243,7 +242,7 @@ def compare(seen: Seen, record: dict[str, Any], lang: Lang) -> list[str]:
 @pytest.mark.parametrize("device", [DESKTOP_EN, PHONE_DE], ids=lambda d: d.name)
 def test_the_page_words_every_position_as_the_terminal_does(
     server: Server,  # noqa: F811 (the fixtures imported above)
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     contexts: list[BrowserContext],  # noqa: F811
     problems: Problems,  # noqa: F811
     device: Device,

@@ -19,7 +19,6 @@ from tests.server.static.test_browser import (  # noqa: F401 (the browser tests'
     PHONE_DE,
     Problems,
     Server,
-    browser,
     contexts,
     open_device,
     problems,
@@ -31,7 +30,7 @@ from tests.server.static.test_browser import (  # noqa: F401 (the browser tests'
 @pytest.mark.timeout(120)
 def test_a_reaction_shows_beside_the_senders_seat_in_each_readers_language(
     server: Server,  # noqa: F811 (the fixtures imported above)
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     contexts: list[BrowserContext],  # noqa: F811
     problems: Problems,  # noqa: F811
 ) -> None:
