@@ -1,11 +1,55 @@
-"""Tables for the terminal game's tests: hand-dealt positions at a table with computers."""
+"""The terminal game's tests' helpers: running the app headless and waiting in it, and hand-dealt positions
+at a table with computers."""
 
 from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+
+from textual.pilot import Pilot
 
 from elferraus import read_position
 from elferraus.cards import CARDS, Card, parse_cards
 from elferraus.match import Match
 from elferraus.table.session import Seat, Table, TableSetup
+from elferraus.tui.app import ElferRausApp
+from elferraus.tui.table_screen import TableScreen
+
+
+def run(app: ElferRausApp, script: Callable[[Pilot[None]], Awaitable[None]], size: tuple[int, int] = (80, 24)) -> None:
+    """Run ``app`` headless at ``size`` and drive it with ``script``."""
+
+    async def main() -> None:
+        async with app.run_test(size=size) as pilot:
+            await script(pilot)
+
+    asyncio.run(main())
+
+
+async def until(pilot: Pilot[None], condition: Callable[[], bool], what: str, limit: float = 10.0) -> None:
+    """Wait (boundedly) until ``condition()`` holds; the failure says what the app was doing."""
+    deadline = time.monotonic() + limit
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}: {state(pilot.app)}")
+        await pilot.pause(0.005)
+
+
+def state(app: object) -> str:
+    """What the app is doing, for a failure message."""
+    if not isinstance(app, ElferRausApp) or app._table is None:
+        return f"{type(getattr(app, 'screen', None)).__name__}, no table"
+    game = app.table.game
+    return (
+        f"{type(app.screen).__name__}, awaiting={awaiting(app)}, turn={game.turn}, moves={game.record_moves()[-6:]},"
+        f" legal={game.legal_moves()}, over={game.is_over()}"
+    )
+
+
+def awaiting(app: ElferRausApp) -> bool:
+    """A person's turn: the table on top waits for a key."""
+    return isinstance(app.screen, TableScreen) and app.screen.awaiting
 
 
 def table_at(rows: str, hand: str, others: str, pile_top: str, you: str = "You") -> Table:

@@ -36,7 +36,7 @@ from elferraus.tui.widgets import (
     opponents_content,
     pile_content,
 )
-from tests.support.tui_helpers import table_at
+from tests.support.tui_helpers import run, table_at, until
 
 
 @pytest.fixture
@@ -48,22 +48,6 @@ def brief(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def choices(*levels: str, pace: float = 0.0) -> SetupChoices:
     return SetupChoices(players=len(levels), pace=pace, levels=[*levels] + ["greedy"] * (6 - len(levels)))
-
-
-def run(app: ElferRausApp, script: Callable[[Pilot[None]], Awaitable[None]], size: tuple[int, int] = (80, 24)) -> None:
-    async def main() -> None:
-        async with app.run_test(size=size) as pilot:
-            await script(pilot)
-
-    asyncio.run(main())
-
-
-async def until(pilot: Pilot[None], condition: Callable[[], bool], what: str, limit: float = 10.0) -> None:
-    deadline = time.monotonic() + limit
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await pilot.pause(0.005)
 
 
 async def watch(act: Awaitable[None], look: Callable[[], object], limit: float = 10.0) -> list[object]:

@@ -7,10 +7,7 @@ Every test of the suite runs without motion (``tests/conftest.py``); the sparkle
 
 from __future__ import annotations
 
-import asyncio
 import random
-import time
-from collections.abc import Awaitable, Callable
 
 import pytest
 from textual.pilot import Pilot
@@ -22,6 +19,7 @@ from elferraus.tui import result_screen
 from elferraus.tui.app import ElferRausApp
 from elferraus.tui.result_screen import PLACE_WIDTH, ResultScreen, standings
 from elferraus.tui.setup_screen import SetupChoices
+from tests.support.tui_helpers import run, until
 
 
 @pytest.fixture
@@ -33,22 +31,6 @@ def brief(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def choices(*levels: str) -> SetupChoices:
     return SetupChoices(players=len(levels), pace=0.0, levels=[*levels] + ["greedy"] * (6 - len(levels)))
-
-
-def run(app: ElferRausApp, script: Callable[[Pilot[None]], Awaitable[None]]) -> None:
-    async def main() -> None:
-        async with app.run_test(size=(80, 24)) as pilot:
-            await script(pilot)
-
-    asyncio.run(main())
-
-
-async def until(pilot: Pilot[None], condition: Callable[[], bool], what: str, limit: float = 10.0) -> None:
-    deadline = time.monotonic() + limit
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await pilot.pause(0.005)
 
 
 def finished(names: tuple[str, ...], seed: int) -> Table:

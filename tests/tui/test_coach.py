@@ -24,7 +24,8 @@ from elferraus.tui.result_screen import ResultScreen
 from elferraus.tui.settings import Settings, default_settings_path, read_settings, write_settings
 from elferraus.tui.setup_screen import SetupScreen
 from elferraus.tui.widgets import CoachPanel
-from tests.tui.test_tui import awaiting, choices, hand_over, my_turn, run, table_screen, until
+from tests.support.tui_helpers import awaiting, run, until
+from tests.tui.test_tui import choices, hand_over, my_turn, table_screen
 
 TIPS = {"fits" if moment == "may_hold" else moment for moment in MOMENTS} | {"hold"}
 LARGE = (120, 36)

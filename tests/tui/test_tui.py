@@ -10,8 +10,7 @@ import asyncio
 import json
 import random
 import re
-import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -44,7 +43,7 @@ from elferraus.tui.table_screen import TableScreen
 from elferraus.tui.theme import FOCUS, THEME, TONES
 from elferraus.tui.widgets import HandView, header_content, row_content
 from tests.support.engine_helpers import can_empty_hand
-from tests.support.tui_helpers import table_at
+from tests.support.tui_helpers import awaiting, run, table_at, until
 
 SMALL = (80, 24)
 LARGE = (160, 50)
@@ -56,45 +55,9 @@ def choices(*levels: str, rules: str = "classic", pace: float = 0.0) -> SetupCho
     return SetupChoices(players=len(levels), rules=rules, pace=pace, levels=[*levels] + ["greedy"] * (6 - len(levels)))
 
 
-def run(app: ElferRausApp, script: Callable[[Pilot[None]], Awaitable[None]], size: tuple[int, int] = SMALL) -> None:
-    """Run ``app`` headless at ``size`` and drive it with ``script``."""
-
-    async def main() -> None:
-        async with app.run_test(size=size) as pilot:
-            await script(pilot)
-
-    asyncio.run(main())
-
-
-async def until(pilot: Pilot[None], condition: Callable[[], bool], what: str, limit: float = 10.0) -> None:
-    """Wait (boundedly) until ``condition()`` holds."""
-    deadline = time.monotonic() + limit
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}: {state(pilot.app)}")
-        await pilot.pause(0.005)
-
-
-def state(app: object) -> str:
-    """What the app is doing, for a failure message."""
-    assert isinstance(app, ElferRausApp)
-    if app._table is None:
-        return f"{type(app.screen).__name__}, no table"
-    game = app.table.game
-    return (
-        f"{type(app.screen).__name__}, awaiting={awaiting(app)}, turn={game.turn}, moves={game.record_moves()[-6:]},"
-        f" legal={game.legal_moves()}, over={game.is_over()}"
-    )
-
-
 def table_screen(app: ElferRausApp) -> TableScreen:
     """The table, also while a dialog covers it."""
     return next(screen for screen in reversed(app.screen_stack) if isinstance(screen, TableScreen))
-
-
-def awaiting(app: ElferRausApp) -> bool:
-    """A person's turn: the table on top waits for a key."""
-    return isinstance(app.screen, TableScreen) and app.screen.awaiting
 
 
 async def my_turn(pilot: Pilot[None], app: ElferRausApp) -> TableScreen:
