@@ -8,7 +8,9 @@ ratings and the exploiters, one row per player.
 It reads every population run of the 4-player classic setting (``benchmarks/results/*-population-4p-*.json``,
 written by :mod:`benchmarks.engine.population` with ``--json``; of two runs of one cell the one with more deals
 counts) and every exploiter's measurement (``*-exploiter-TARGET.json``, written by ``elferraus arena --json``
-with the exploiter in the first seat). A cell not measured yet is shown as a dash.
+with the exploiter in the first seat). A cell not measured yet is shown as a dash. Under it, a second table
+for the other settings measured (``*-population-2p*.json``, ``-6p``, ``-ravensburger``: ``master`` against the
+five strongest).
 """
 
 from __future__ import annotations
@@ -92,6 +94,58 @@ def _exploiter(exploiters: dict[str, dict[str, Any]], member: str) -> str:
     return ""
 
 
+OTHER_SETTINGS = {"2p": (2, "2 players"), "6p": (6, "6 players"), "ravensburger": (4, "4 players, Ravensburger")}
+"""The settings besides the home one: their players, and how the table names them."""
+
+
+def load_settings(results: Path) -> dict[str, dict[str, dict[str, Any]]]:
+    """Each other setting's cells by key (of two runs of one cell, the one with more deals), for the settings
+    measured."""
+    settings: dict[str, dict[str, dict[str, Any]]] = {}
+    for key in OTHER_SETTINGS:
+        cells: dict[str, dict[str, Any]] = {}
+        for path in sorted(results.glob(f"*-population-{key}*.json")):
+            report = json.loads(path.read_text(encoding="utf-8"))
+            if report["setting"]["key"] != key:
+                continue
+            for cell in report["cells"]:
+                if cell["kind"] != "mixed" and cell["deals"] >= cells.get(cell["key"], {}).get("deals", 0):
+                    cells[cell["key"]] = cell
+        if cells:
+            settings[key] = cells
+    return settings
+
+
+def render_settings(settings: dict[str, dict[str, dict[str, Any]]]) -> str:
+    """The other settings' table in Markdown (nothing while none is measured). At 2 players ``master`` alone
+    against one is also that one alone against ``master``: both columns come from the one cell."""
+    if not settings:
+        return ""
+    lines = [
+        "",
+        "| setting (parity) | player | `master` alone against the others | it alone against the `master`s |",
+        "|---|---|--:|--:|",
+    ]
+    for key, cells in settings.items():
+        players, name = OTHER_SETTINGS[key]
+        members = list(dict.fromkeys(cell_key.partition(":")[2] for cell_key in cells))
+        for member in members:
+            against = f"trio:{member}" if players > 2 else f"solo:{member}"
+            row = [
+                f"{name} ({100 / players:.1f} %)",
+                label(member),
+                _cell(cells, f"solo:{member}", MASTER),
+                _cell(cells, against, member),
+            ]
+            lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def table_of(results: Path) -> str:
+    """Both tables, as the README shows them, from the raw results in ``results``."""
+    return render(*load(results)) + render_settings(load_settings(results))
+
+
 def render(
     cells: dict[str, dict[str, Any]], robin: dict[str, Any] | None, exploiters: dict[str, dict[str, Any]]
 ) -> str:
@@ -136,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true", help="put the table into README.md")
     args = parser.parse_args(argv)
-    table = render(*load(RESULTS))
+    table = table_of(RESULTS)
     if not args.write:
         sys.stdout.write(table)
         return 0

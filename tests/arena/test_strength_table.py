@@ -13,7 +13,7 @@ from tests.support import ROOT
 
 def test_the_readme_shows_the_table_the_raw_results_make() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    table = strength_table.render(*strength_table.load(ROOT / strength_table.RESULTS))
+    table = strength_table.table_of(ROOT / strength_table.RESULTS)
     assert strength_table.written_into(readme, table) == readme, (
         "README.md's strength table is not the results': python -m benchmarks.engine.strength_table --write"
     )
@@ -60,3 +60,17 @@ def test_each_player_has_a_row_with_its_cells_and_a_dash_where_nothing_was_measu
 def test_a_readme_without_the_markers_is_refused_by_name() -> None:
     with pytest.raises(ValueError, match="needs the markers"):
         strength_table.written_into("# README\n", "| table |\n")
+
+
+def test_the_other_settings_have_a_row_per_member_and_two_players_read_one_cell_both_ways() -> None:
+    settings = {
+        "2p": {"solo:hoarder": _cell("solo:hoarder", {MASTER: 0.55, "hoarder": 0.45})},
+        "6p": {
+            "solo:hoarder": _cell("solo:hoarder", {MASTER: 0.2, "hoarder": 0.16}),
+            "trio:hoarder": _cell("trio:hoarder", {MASTER: 0.17, "hoarder": 0.15}, deals=90),
+        },
+    }
+    rows = strength_table.render_settings(settings).splitlines()
+    assert rows[-2] == "| 2 players (50.0 %) | `hoarder` | **55.0** (54.0–56.0) | **45.0** (44.0–46.0) |"
+    assert rows[-1] == "| 6 players (16.7 %) | `hoarder` | **20.0** (19.0–21.0) | **15.0** (14.0–16.0), 90 deals |"
+    assert strength_table.render_settings({}) == "", "no second table while no other setting is measured"
