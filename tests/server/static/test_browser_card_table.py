@@ -260,6 +260,7 @@ def test_with_reduced_motion_nothing_moves_at_the_deal_or_a_draw(
 
 WON = {"en": re.compile(r"won|win"), "de": re.compile(r"gewonnen|gewinn")}
 STANDINGS_HEAD = {"en": ["Place", "Player"], "de": ["Platz", "Spieler"]}
+WENT_OUT = {"en": "went out", "de": "alle angelegt"}
 
 
 def played_out(players: int = 4, seed: int = 5) -> tuple[Game, Game]:
@@ -292,6 +293,9 @@ def test_the_winner_is_celebrated_and_the_standings_put_him_first(
     expect(celebration).to_have_attribute("aria-hidden", "true")
     # the standings: every player, the winner first, then by the penalty points the server counted
     winner = end.winner
+    assert winner is not None and winner != 0, "the deal's winner sits among the others, in the strip of seats"
+    # his empty hand is said in words at his seat, not shown as a bare 0
+    expect(page.get_by_test_id(f"count-{winner}")).to_have_text(WENT_OUT[device.lang])
     penalties = end.penalties()
     rows = page.get_by_test_id("standings").locator("tbody tr")
     expect(rows).to_have_count(end.players)

@@ -40,6 +40,7 @@ function renderSeat(m, index) {
   const last = say(m.turns[index], m.names, m.me);
   const toMove = m.hasGame && !isOver(m) && m.turn === index;
   const count = m.counts[index] ?? 0;
+  const out = count === 0 && m.winner === index;
   return h("li", {
     class: `seat${toMove ? " to-move" : ""}${m.winner === index ? " winner" : ""}`, "data-testid": `seat-${index}`,
     "aria-current": toMove ? "true" : null,
@@ -49,8 +50,10 @@ function renderSeat(m, index) {
     seat.kind === "computer" && seat.level ? h("span", { class: "level" }, ` (${levelWord(seat.level)})`) : null,
     toMove ? h("span", { class: "sr-only" }, `, ${t("web_to_move")}`) : null),
   h("span", { class: "seat-hand" }, backs(count, index),
-    h("span", { class: "seat-count", "data-testid": `count-${index}` }, h("b", {}, String(count)),
-      h("span", { class: "count-word" }, ` ${count === 1 ? t("card") : t("cards")}`))),
+    h("span", { class: "seat-count", "data-testid": `count-${index}` },
+      // the winner's empty hand said in words, not a bare 0 (a phone shows the count without the word "cards")
+      out ? h("b", {}, t("result_went_out")) : [h("b", {}, String(count)),
+        h("span", { class: "count-word" }, ` ${count === 1 ? t("card") : t("cards")}`)])),
   presence(seat),
   last ? h("span", { class: "seat-last", "data-testid": `last-${index}` }, last) : null);
 }
