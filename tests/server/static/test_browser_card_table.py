@@ -293,7 +293,8 @@ def test_the_winner_is_celebrated_and_the_standings_put_him_first(
     expect(celebration).to_have_attribute("aria-hidden", "true")
     # the standings: every player, the winner first, then by the penalty points the server counted
     winner = end.winner
-    assert winner is not None and winner != 0, "the deal's winner sits among the others, in the strip of seats"
+    assert winner is not None
+    assert winner != 0, "the deal's winner sits among the others, in the strip of seats"
     # his empty hand is said in words at his seat, not shown as a bare 0
     expect(page.get_by_test_id(f"count-{winner}")).to_have_text(WENT_OUT[device.lang])
     penalties = end.penalties()
