@@ -60,7 +60,8 @@ def words(tip: str, lang: Lang = "en") -> str:
 
 
 def footer(app: ElferRausApp) -> dict[str, str]:
-    """The footer's keys as shown: key -> word."""
+    """The footer's keys as shown: key -> word (the footer follows a change of the keys a frame later, so the
+    tests wait for it, boundedly)."""
     return {key.key: key.description for key in app.screen.query(FooterKey)}
 
 
@@ -116,11 +117,11 @@ def test_x_closes_the_note_and_the_footer_names_x_while_it_shows(fresh: Path) ->
     async def script(pilot: Pilot[None]) -> None:
         await my_turn(pilot, app)
         assert shown(app) == words("fits")
-        assert footer(app)["x"] == "got it"
+        await until(pilot, lambda: footer(app).get("x") == "got it", "the footer to name x")
         assert "h Show me a good move" in panel(app).render().plain  # the hint key, named where hints are given
         await pilot.press("x")
         assert shown(app) is None
-        assert "x" not in footer(app)
+        await until(pilot, lambda: "x" not in footer(app), "the footer to drop x")
         assert footer(app)["c"] == "coach"
         assert table_screen(app).coach_on  # closed, not off: the next rule comes at its moment
         await pilot.press("d")
@@ -228,9 +229,9 @@ def test_the_coach_speaks_german(fresh: Path) -> None:
         text = panel(app).render().plain
         assert text.startswith("Spielhilfe: ")
         assert "h Zeig mir einen guten Zug · x Verstanden · c Spielhilfe aus" in text
-        assert footer(app)["x"] == "verstanden"
+        await until(pilot, lambda: footer(app).get("x") == "verstanden", "the footer to name x")
         await pilot.press("x")
-        assert footer(app)["c"] == "Spielhilfe"
+        await until(pilot, lambda: footer(app).get("c") == "Spielhilfe", "the footer to name c")
         await pilot.press("c")
         assert tr("coach_now_off", "de") == "Die Spielhilfe ist aus: mit c schaltest du sie wieder an."
 
