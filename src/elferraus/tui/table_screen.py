@@ -159,8 +159,8 @@ class TableScreen(Screen[None]):
         """The seat, move and moment the coach last looked at: a moment is told once, however often it is drawn."""
         self._seen = 0
         """The moves the table has shown (a lay flashes, a draw marks its card new, once each)."""
-        self.new_card: tuple[Card, int] | None = None
-        """The card the person shown drew last, tagged new, and the number of moves when he drew it."""
+        self.new_card: Card | None = None
+        """The card the person shown drew last, tagged new."""
         self._new_timer: Timer | None = None
         self._pile_full = 0
         """The pile as the deal left it (the stack on the felt is drawn as high as the pile is full)."""
@@ -501,8 +501,7 @@ class TableScreen(Screen[None]):
         else:
             fitting = [move.card for move in view.legal if move.card is not None] if self.awaiting else []
             hand.show(view.hand, fitting, label)
-            new = self.new_card
-            hand.mark_new(new[0] if new is not None and new[0] in view.hand else None)
+            hand.mark_new(self.new_card if self.new_card in view.hand else None)
         if self.awaiting and not self.hidden:
             self._set_status(status_line(view, lang))
         elif not game.is_over() and not table.is_person(game.turn):
@@ -538,7 +537,7 @@ class TableScreen(Screen[None]):
                 if motion:
                     rows.flash_pile(FLASH_SECONDS)
                 if seat == self.viewer and drawn is not None and not self.hidden:
-                    self.new_card = (drawn, count)
+                    self.new_card = drawn
         if motion and laid is not None:
             rows.flash(laid, FLASH_SECONDS)
         if self._new_timer is not None:
