@@ -276,7 +276,9 @@ def test_a_changed_file_is_a_new_version_and_the_page_comes_from_the_network_fir
         # a new page arrives with the next load, before any new worker: it comes from the network first
         index = static / "index.html"
         index.write_text(index.read_text().replace("<head>", '<head>\n<meta name="release" content="two">'))
-        (static / "css" / "app.css").write_text((static / "css" / "app.css").read_text() + "\n/* release two */\n")
+        (static / "css" / "app.css").write_text(
+            (static / "css" / "app.css").read_text() + "\n.release-two { order: 2; }\n"
+        )
         second = ServiceWorker(static).version
         assert second != first
         page.reload()
@@ -286,7 +288,7 @@ def test_a_changed_file_is_a_new_version_and_the_page_comes_from_the_network_fir
         css = page.evaluate(
             f"""caches.open('elferraus-{second}').then((c) => c.match('/static/css/app.css')).then((r) => r.text())"""
         )
-        assert css.endswith("/* release two */\n")
+        assert css.endswith(".release-two { order: 2; }\n")
         page.reload()
         expect(page.get_by_test_id("rules-page")).to_be_visible()
         wait_until(page, "navigator.serviceWorker.controller !== null")

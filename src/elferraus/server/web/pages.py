@@ -14,12 +14,12 @@ from fastapi import FastAPI
 from starlette.requests import Request
 from starlette.responses import FileResponse, Response
 from starlette.routing import Mount
-from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
 from elferraus.server.rooms.connection import Connection
 from elferraus.server.rooms.lobby import Lobby
 from elferraus.server.rooms.settings import RoomError
+from elferraus.server.web.compact import CompactStaticFiles
 from elferraus.server.web.origins import origin_allowed
 from elferraus.server.web.worker import ServiceWorker
 
@@ -77,7 +77,7 @@ def add_pages(app: FastAPI, assets: Path) -> None:
         app.add_route(path, page, include_in_schema=False)
     app.add_route("/sw.js", service_worker, include_in_schema=False)
     app.add_api_websocket_route("/ws/{code}", websocket_endpoint)
-    app.router.routes.append(Mount("/static", StaticFiles(directory=assets, check_dir=False), name="static"))
+    app.router.routes.append(Mount("/static", CompactStaticFiles(directory=assets), name="static"))
 
 
 __all__ = ["PAGES", "add_pages", "page", "service_worker", "websocket_endpoint"]

@@ -1,4 +1,5 @@
-"""The page's service worker as it is served at ``/sw.js``: ``static/sw.js`` with its ``BUILD`` filled in.
+"""The page's service worker as it is served at ``/sw.js``: ``static/sw.js`` with its ``BUILD`` filled in,
+compacted as the other scripts are (``compact``).
 
 ``BUILD`` is the list of the page's files the worker keeps and a version made
 from their contents, so that any change of a file is a new worker with a new
@@ -11,6 +12,8 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
+
+from elferraus.server.web.compact import compact
 
 TEMPLATE = "sw.js"
 PLACEHOLDER = "const BUILD = null;"
@@ -54,7 +57,7 @@ class ServiceWorker:
         if template.count(PLACEHOLDER) != 1:
             raise ValueError(f"{self.static / TEMPLATE} must hold the line {PLACEHOLDER!r} once")
         build = json.dumps({"version": version, "files": kept}, separators=(",", ":"))
-        self._script = template.replace(PLACEHOLDER, f"const BUILD = {build};")
+        self._script = compact(template.replace(PLACEHOLDER, f"const BUILD = {build};"), "script")
         self._version = version
         self._stamp = stamp
 
