@@ -31,10 +31,14 @@ play: $(STAMP)
 # fault that lasts seconds), and the others work meanwhile. Each process imports every module the suite
 # collects, so Python keeps their compiled form (in the ignored __pycache__ folders) even where the
 # environment says not to: without it, every process compiles the same files again.
+# mypy runs beside the tests (on the core they leave idle while they wait); its report follows theirs.
 TEST_WORKERS ?= 4
 
-test: lint typecheck layers browser
-	env -u PYTHONDONTWRITEBYTECODE ELFERRAUS_CHROMIUM=$(CHROMIUM) $(BIN)/pytest -n $(TEST_WORKERS) --dist worksteal
+test: lint layers browser
+	$(BIN)/mypy --strict src > $(VENV)/typecheck.log 2>&1 & typecheck=$$!; \
+	env -u PYTHONDONTWRITEBYTECODE ELFERRAUS_CHROMIUM=$(CHROMIUM) $(BIN)/pytest -n $(TEST_WORKERS) --dist worksteal; \
+	tests=$$?; wait $$typecheck; typed=$$?; echo "mypy --strict src:"; cat $(VENV)/typecheck.log; \
+	[ $$tests -eq 0 ] && [ $$typed -eq 0 ]
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks examples docs/screenshots
