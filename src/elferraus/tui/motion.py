@@ -10,9 +10,12 @@ Motion never holds the game up: it only draws what the table already is.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from textual.app import App
+from textual.message_pump import MessagePump
+from textual.timer import Timer
 
 DEAL_SECONDS = 0.5
 """The whole deal of a hand, card by card, takes at most this long."""
@@ -40,3 +43,33 @@ def sparkles(app: App[Any]) -> bool:
 def deal_step(cards: int) -> float:
     """The pause between two cards when ``cards`` are dealt, so that the deal ends within ``DEAL_SECONDS``."""
     return min(DEAL_STEP, DEAL_SECONDS / max(cards, 1))
+
+
+class Moment:
+    """One timed thing a widget shows for a moment (a flash, a tag, a deal): starting it again ends the one
+    under way, so two never overlap and a stopped one never fires."""
+
+    def __init__(self, owner: MessagePump) -> None:
+        self._owner = owner
+        self._timer: Timer | None = None
+
+    def after(self, seconds: float, then: Callable[[], None]) -> None:
+        """Call ``then`` once, ``seconds`` from now (the moment under way, if any, ends first)."""
+        self.stop()
+
+        def end() -> None:
+            self._timer = None
+            then()
+
+        self._timer = self._owner.set_timer(seconds, end)
+
+    def every(self, seconds: float, step: Callable[[], None]) -> None:
+        """Call ``step`` every ``seconds`` until ``stop`` (the moment under way, if any, ends first)."""
+        self.stop()
+        self._timer = self._owner.set_interval(seconds, step)
+
+    def stop(self) -> None:
+        """End the moment under way, if any: its callback does not come."""
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None

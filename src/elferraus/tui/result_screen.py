@@ -15,14 +15,13 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import Screen
-from textual.timer import Timer
 from textual.widgets import Button, Footer, Static
 
 from elferraus.cards import Card
 from elferraus.i18n import Lang, card_words, tr
 from elferraus.table.session import Table
 from elferraus.tui.keys import localize_bindings
-from elferraus.tui.motion import SPARKLE_SECONDS, SPARKLE_STEP, sparkles
+from elferraus.tui.motion import SPARKLE_SECONDS, SPARKLE_STEP, Moment, sparkles
 from elferraus.tui.requests import SaveWanted
 from elferraus.tui.theme import TONES
 
@@ -248,7 +247,7 @@ class ResultScreen(Screen[ResultChoice]):
         self.title_text = ""
         self.sparkle: int | None = None
         """The sparkle's step while the banner sparkles, None once it stands still."""
-        self._sparkle_timer: Timer | None = None
+        self._sparkling = Moment(self)
 
     def compose(self) -> ComposeResult:
         table, lang = self.table, self.lang
@@ -286,7 +285,7 @@ class ResultScreen(Screen[ResultChoice]):
         if sparkles(self.app):
             self.sparkle = 0
             self._draw_banner()
-            self._sparkle_timer = self.set_interval(SPARKLE_STEP, self._sparkle_on)
+            self._sparkling.every(SPARKLE_STEP, self._sparkle_on)
 
     def _sparkle_on(self) -> None:
         """One step of the sparkle; after the last, the banner stands still."""
@@ -295,9 +294,7 @@ class ResultScreen(Screen[ResultChoice]):
         self.sparkle += 1
         if self.sparkle >= round(SPARKLE_SECONDS / SPARKLE_STEP):
             self.sparkle = None
-            if self._sparkle_timer is not None:
-                self._sparkle_timer.stop()
-                self._sparkle_timer = None
+            self._sparkling.stop()
         self._draw_banner()
 
     def _draw_banner(self) -> None:

@@ -23,7 +23,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.timer import Timer
 from textual.widgets import Button, Footer, RichLog, Static
 from textual.worker import Worker, get_current_worker
 
@@ -46,7 +45,7 @@ from elferraus.table.words import (
 )
 from elferraus.tui.dialogs import HandoffScreen
 from elferraus.tui.keys import localize_bindings
-from elferraus.tui.motion import FLASH_SECONDS, NEW_SECONDS, deal_step, moves
+from elferraus.tui.motion import FLASH_SECONDS, NEW_SECONDS, Moment, deal_step, moves
 from elferraus.tui.requests import CoachWanted, RoundOver, SaveWanted
 from elferraus.tui.widgets import ActionButton, CoachPanel, HandView, OpponentsView, RowsView, pile_at_deal, seat_lines
 
@@ -161,10 +160,10 @@ class TableScreen(Screen[None]):
         """The moves the table has shown (a lay flashes, a draw marks its card new, once each)."""
         self.new_card: Card | None = None
         """The card the person shown drew last, tagged new."""
-        self._new_timer: Timer | None = None
+        self._new_tag = Moment(self)
         self._pile_full = 0
         """The pile as the deal left it (the stack on the felt is drawn as high as the pile is full)."""
-        self._deal_timer: Timer | None = None
+        self._fans_deal = Moment(self)
 
     @property
     def awaiting(self) -> bool:
@@ -321,16 +320,14 @@ class TableScreen(Screen[None]):
             self.query_one("#hand", HandView).deal(step)
         others = self.query_one("#opponents", OpponentsView)
         others.deal(0)
-        if self._deal_timer is not None:
-            self._deal_timer.stop()
 
         def one_more() -> None:
             dealt = (others.dealt or 0) + 1
             others.deal(None if dealt >= max(counts) else dealt)
-            if others.dealt is None and self._deal_timer is not None:
-                self._deal_timer.stop()
+            if others.dealt is None:
+                self._fans_deal.stop()
 
-        self._deal_timer = self.set_interval(step, one_more)
+        self._fans_deal.every(step, one_more)
 
     @work(exclusive=True, group="drive")
     async def drive(self) -> None:
@@ -540,15 +537,13 @@ class TableScreen(Screen[None]):
                     self.new_card = drawn
         if motion and laid is not None:
             rows.flash(laid, FLASH_SECONDS)
-        if self._new_timer is not None:
-            self._new_timer.stop()
-            self._new_timer = None
+        self._new_tag.stop()
         if motion and self.new_card is not None:
-            self._new_timer = self.set_timer(NEW_SECONDS, self._new_seen)
+            self._new_tag.after(NEW_SECONDS, self._new_seen)
 
     def _new_seen(self) -> None:
         """The drawn card's tag has been shown long enough."""
-        self.new_card, self._new_timer = None, None
+        self.new_card = None
         self.query_one("#hand", HandView).mark_new(None)
 
     # -- the coach ------------------------------------------------------------

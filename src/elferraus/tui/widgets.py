@@ -18,7 +18,6 @@ from textual import events
 from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.message import Message
-from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Button
 
@@ -28,6 +27,7 @@ from elferraus.moves import DRAW
 from elferraus.table.session import Table
 from elferraus.table.words import LABEL_WIDTH, cell_width, describe_turn, is_opening, last_turns, row_label
 from elferraus.tui.keys import localize_bindings
+from elferraus.tui.motion import Moment
 from elferraus.tui.theme import CARD_BACK, CHIP, FOCUS, INK, TONES
 
 ROW_WIDTH = LABEL_WIDTH + sum(cell_width(n) for n in range(1, NUMBERS + 1))
@@ -107,11 +107,11 @@ class RowsView(Widget):
         self._last: Card | None = None
         self.flashing: Card | None = None
         """The card just laid, standing out in its slot for a moment."""
-        self._flash_timer: Timer | None = None
+        self._flash = Moment(self)
         self._pile: tuple[str, int, int] = ("", 0, 0)
         self.pile_flashing = False
         """A card was just drawn from the pile: its title stands out for a moment."""
-        self._pile_timer: Timer | None = None
+        self._pile_flash = Moment(self)
 
     def show(self, rows: Mapping[Color, tuple[int, int]], colors: str, lang: Lang, last: Card | None = None) -> None:
         """Draw these rows, with ``last`` (the card laid most recently) marked."""
@@ -122,14 +122,12 @@ class RowsView(Widget):
 
     def flash(self, card: Card, seconds: float) -> None:
         """Let ``card``, just laid, stand out in its slot for ``seconds``."""
-        if self._flash_timer is not None:
-            self._flash_timer.stop()
         self.flashing = card
-        self._flash_timer = self.set_timer(seconds, self._settle)
+        self._flash.after(seconds, self._settle)
         self.refresh()
 
     def _settle(self) -> None:
-        self.flashing, self._flash_timer = None, None
+        self.flashing = None
         self.refresh()
 
     def show_pile(self, words: str, count: int, full: int) -> None:
@@ -139,14 +137,12 @@ class RowsView(Widget):
 
     def flash_pile(self, seconds: float) -> None:
         """Let the pile stand out for ``seconds``: a card was just drawn from it."""
-        if self._pile_timer is not None:
-            self._pile_timer.stop()
         self.pile_flashing = True
-        self._pile_timer = self.set_timer(seconds, self._pile_settle)
+        self._pile_flash.after(seconds, self._pile_settle)
         self._draw_pile()
 
     def _pile_settle(self) -> None:
-        self.pile_flashing, self._pile_timer = False, None
+        self.pile_flashing = False
         self._draw_pile()
 
     def _draw_pile(self) -> None:
@@ -216,7 +212,7 @@ class HandView(Widget, can_focus=True):
         """The card just drawn, tagged "new"."""
         self.dealt: int | None = None
         """While the hand is dealt: how many of its cards are shown so far (None: all)."""
-        self._deal_timer: Timer | None = None
+        self._dealing = Moment(self)
 
     def show(self, cards: Sequence[Card], fitting: Iterable[Card], label: str) -> None:
         """Show these cards; keep the selection on the same card if it is still there."""
@@ -246,7 +242,7 @@ class HandView(Widget, can_focus=True):
         """Show the hand card by card, one every ``step`` seconds."""
         self.finish_deal()
         self.dealt = 0
-        self._deal_timer = self.set_interval(step, self._deal_one)
+        self._dealing.every(step, self._deal_one)
         self.refresh()
 
     def _deal_one(self) -> None:
@@ -259,9 +255,7 @@ class HandView(Widget, can_focus=True):
 
     def finish_deal(self) -> None:
         """Show the whole hand now."""
-        if self._deal_timer is not None:
-            self._deal_timer.stop()
-            self._deal_timer = None
+        self._dealing.stop()
         if self.dealt is not None:
             self.dealt = None
             self.refresh()
