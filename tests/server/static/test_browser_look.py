@@ -424,3 +424,40 @@ def test_screenshots_of_lobby_table_and_result_match_the_committed_ones(
     expect(page.get_by_test_id("result")).to_be_visible()
     wait_until(page, SETTLED)
     compare_screenshot(page, f"result-{device.name}", mask=[page.get_by_test_id("context")], full_page=True)
+
+
+# Every layout shift of the page from its start, with what moved (Chromium's Layout Instability API).
+LAYOUT_SHIFTS = """
+window.__shifts = [];
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    const moved = (entry.sources || []).map((source) => [String(source.node && source.node.nodeName),
+      source.node && source.node.className, source.previousRect.toJSON(), source.currentRect.toJSON()]);
+    window.__shifts.push({ value: entry.value, moved });
+  }
+}).observe({ type: "layout-shift", buffered: true });
+"""
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("device", SCREENS, ids=lambda d: d.name)
+def test_a_table_and_a_finished_round_are_drawn_whole_and_nothing_moves_as_they_come(
+    seeded: Server, browser: Browser, contexts: list[BrowserContext], problems: Problems, device: Device
+) -> None:
+    """Opened from its link, a game under way and a round already over are each drawn once, whole: nothing the
+    reader already sees is pushed down the page as the rest arrives (the result came later and pushed the hand, the
+    buttons and the log down by a screen's height: Lighthouse's layout shift of 0.22 on a phone). What may move is a
+    trace: the header's links by a few pixels while the connection's badge shows for a moment (a layout shift of
+    0.001; Lighthouse calls below 0.1 good), so the page's shifts must sum to less than 0.01."""
+    table = seeded_room(seeded, "Anna", 4)
+    run_async(play_for_host(seeded.base, table["code"], table["token"], choices=3))
+    over = seeded_room(seeded, "Anna", 2)
+    run_async(play_for_host(seeded.base, over["code"], over["token"], choices=None))
+    for room, shown in ((table, "hand"), (over, "result")):
+        page = open_page(browser, contexts, device, problems)
+        page.add_init_script(LAYOUT_SHIFTS)
+        page.goto(seeded.base + room["link"] + "&s=0")
+        expect(page.get_by_test_id(shown)).to_be_visible()
+        wait_until(page, SETTLED)
+        shifts = page.evaluate("window.__shifts")
+        assert sum(shift["value"] for shift in shifts) < 0.01, f"{shown}: {shifts}"

@@ -7,7 +7,7 @@ import { t, has } from "./i18n.js";
 import { tokenFor, seatFor, remember } from "./storage.js";
 import { Connection } from "./connection.js";
 import { page, enterRoom, takeFrame, remodel } from "./state.js";
-import { TableScreen } from "./table.js";
+import { TableScreen, neededFirst } from "./table.js";
 
 export class RoomScreen {
   /** `ctx`: {setContext, setConnection} of the frame around the screen. */
@@ -186,6 +186,24 @@ export class RoomScreen {
   }
 
   renderTable(model) {
+    if (!this.table && this.firstModel === undefined) {
+      const needed = neededFirst(model);
+      if (needed) {
+        // drawn once what it needs is here (or failed: then drawn as it can be), from the newest state by then
+        this.firstModel = model;
+        const draw = () => {
+          const newest = this.firstModel;
+          this.firstModel = null;
+          if (!this.gone && !this.table && newest) this.show(newest);
+        };
+        needed.then(draw, draw);
+        return;
+      }
+    }
+    if (!this.table && this.firstModel) {
+      this.firstModel = model; // still fetching: the newest state is the one to draw
+      return;
+    }
     if (!this.table) {
       if (this.waiting) this.waiting.close();
       this.waiting = null;

@@ -20,6 +20,13 @@ function loadResult() {
   return import("./result.js").then((module) => (resultModule = module));
 }
 
+/** What must be fetched before `model` is first drawn: a round already over needs the result's module, so
+ * that the table is drawn once, whole (drawn before it, the result would push everything below it down the
+ * page as it came). Null when nothing is. */
+export function neededFirst(model) {
+  return isOver(model) && !resultModule ? loadResult() : null;
+}
+
 /** The status line: on the reader's turn what he may do now, else whose turn it is or who won. */
 export function statusText(m) {
   return m.hasGame ? say(m.prompt || m.words, m.names, m.me) : "";
