@@ -8,7 +8,8 @@ what a person would find there:
 - ``lobby`` (``/``) and ``rules`` (``/rules``);
 - ``waiting``: the host's own link to a room whose second seat waits for a friend;
 - ``table``: the host's link to a game of four (the host and three computers) after her 20th choice
-  (``look_helpers.play_for_host``: the first card that fits, else draw), on her turn;
+  (``look_helpers.play_for_host``: the first card that fits, else draw), on her turn, the game under way (a
+  deal that ends sooner is dealt again in a new room, with fewer choices);
 - ``watching``: the plain invite link of that game on a device that holds no seat;
 - ``result``: the host's link once the game is over;
 - ``replay``: the replay viewer of that finished game (``/replay/ID``).
@@ -36,6 +37,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -71,13 +73,23 @@ def waiting_room(base: str) -> str:
     return f"{room['link']}&s=0"
 
 
+def game_under_way(base: str) -> dict[str, Any]:
+    """A room of four (the host and three computers) after her 20th choice, on her turn, the game still under way
+    (a deal that ends before is dealt again in a new room, with fewer choices: the page is to be the table)."""
+    for choices in (20, 14, 10, 6, 3):
+        # away 600 s: no stand-in plays the reader's turn while the other pages are audited (60 s by default)
+        settings = {"name": "Anna", "players": 4, "rules": "classic", "fill": "easy", "pace": 0, "away": 600}
+        table = post(base, "/api/rooms", settings)
+        asyncio.run(play_for_host(base, table["code"], table["token"], choices=choices))
+        with urllib.request.urlopen(f"{base}/api/rooms/{table['code']}", timeout=10) as answer:
+            if json.loads(answer.read())["status"] == "playing":
+                return table
+    raise SystemExit("no deal left a game under way after 3 choices of the host")
+
+
 def addresses(base: str) -> dict[str, str]:
     """Every page's address, each set up as a person would find it."""
-    # away 600 s: no stand-in plays the reader's turn while the other pages are audited (60 s by default)
-    table = post(
-        base, "/api/rooms", {"name": "Anna", "players": 4, "rules": "classic", "fill": "easy", "pace": 0, "away": 600}
-    )
-    asyncio.run(play_for_host(base, table["code"], table["token"], choices=20))
+    table = game_under_way(base)
     finished = post(base, "/api/rooms", {"name": "Anna", "players": 2, "rules": "classic", "fill": "easy", "pace": 0})
     game = asyncio.run(play_for_host(base, finished["code"], finished["token"], choices=None))
     return {
