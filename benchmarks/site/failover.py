@@ -328,7 +328,7 @@ async def play(args: argparse.Namespace, report: dict[str, Any]) -> int:
 
     with contextlib.ExitStack() as stack:
         print(f"starting {PROCESSES} processes, PostgreSQL, Redis and nginx ...", file=sys.stderr, flush=True)
-        site = await asyncio.to_thread(stack.enter_context, cluster(PROCESSES, per_address=0))
+        site = await asyncio.to_thread(stack.enter_context, cluster(PROCESSES, per_address=0, durable=True))
         try:
             return await _play_on(site, args, report)
         finally:

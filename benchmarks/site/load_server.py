@@ -427,7 +427,8 @@ class ClusterSite(Site):
 
         RUNNING.add(self)
         if self.shared:
-            self.site = self.stack.enter_context(cluster(self.processes_wanted, per_address=0, extra_args=self.args))
+            site = cluster(self.processes_wanted, per_address=0, extra_args=self.args, durable=True)
+            self.site = self.stack.enter_context(site)
             self.processes = list(self.site.processes)
             self.postgres = self.site.postgres
             self.base = self.site.url
@@ -436,7 +437,7 @@ class ClusterSite(Site):
             folder.chmod(0o711)  # PostgreSQL runs as its own user (as root) and must reach its folder inside
             self.stack.callback(shutil.rmtree, folder, ignore_errors=True)
             (folder / "postgres").mkdir()
-            self.postgres = PostgresServer(folder / "postgres")
+            self.postgres = PostgresServer(folder / "postgres", durable=True)
             self.postgres.start()
             self.stack.callback(_quietly, self.postgres.stop)
             args = ["--db", self.postgres.new_database(), *SERVE_LIMITS, *self.args]

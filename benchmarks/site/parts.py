@@ -166,7 +166,7 @@ async def redis_fanout(url: str, seconds: float, rate: float | None) -> dict[str
 
 async def everything(args: argparse.Namespace) -> dict[str, Any]:
     results: dict[str, Any] = {}
-    with postgres_server() as server:
+    with postgres_server(durable=True) as server:
         results["commits"] = [await commits(server.new_database(), n, args.seconds) for n in args.writers]
         results["notify"] = await notify(server.new_database(), args.seconds)
     with redis_server() as redis:

@@ -145,6 +145,7 @@ def cluster(
     extra_args: Sequence[str] = (),
     bus: bool = True,
     postgres: PostgresServer | None = None,
+    durable: bool = False,
 ) -> Iterator[Cluster]:
     """Start a site of ``processes`` server processes and tear all of it down on exit, also when the body fails.
 
@@ -160,6 +161,7 @@ def cluster(
             other of changes, as before there was a bus).
         postgres: a running PostgreSQL to make the database on (default: one of the cluster's own, which
             the test may stop and start).
+        durable: whether the cluster's own PostgreSQL writes each commit to disk (``PostgresServer``).
     """
     if processes < 1:
         raise ValueError(f"a cluster needs at least one process, not {processes}")
@@ -169,7 +171,7 @@ def cluster(
         stack.callback(shutil.rmtree, folder, ignore_errors=True)
         if postgres is None:
             (folder / "postgres").mkdir()
-            postgres = PostgresServer(folder / "postgres")
+            postgres = PostgresServer(folder / "postgres", durable=durable)
             postgres.start()
             stack.callback(_quietly, postgres.stop, "immediate")
         db = postgres.new_database()
