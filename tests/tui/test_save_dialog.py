@@ -89,6 +89,12 @@ def notes(app: ElferRausApp) -> list[str]:
     return [note.message for note in app._notifications]
 
 
+async def last_note(pilot: Pilot[None], app: ElferRausApp) -> str:
+    """The newest note, once there is one: it comes from the dialog's answer, a moment after the table is back."""
+    await until(pilot, lambda: bool(notes(app)), "a note")
+    return notes(app)[-1]
+
+
 @pytest.mark.parametrize("lang", ["en", "de"])
 def test_s_asks_where_with_a_new_file_in_the_data_folder(home: Path, lang: Lang) -> None:
     app = new_app(lang)
@@ -105,7 +111,7 @@ def test_s_asks_where_with_a_new_file_in_the_data_folder(home: Path, lang: Lang)
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, TableScreen), "the table again")
         assert default.is_file()
-        assert notes(app)[-1] == SAVED[lang].format(path=default)
+        assert await last_note(pilot, app) == SAVED[lang].format(path=default)
         assert app.save_path == str(default)
         (record,) = read_save_file(default)
         assert record["moves"] == app.table.game.record_moves()
@@ -126,7 +132,7 @@ def test_cancel_saves_nothing(home: Path, lang: Lang, how: str) -> None:
         else:
             await pilot.click("#cancel")
         await until(pilot, lambda: isinstance(app.screen, TableScreen), "the table again")
-        assert notes(app)[-1] == NOT_SAVED[lang]
+        assert await last_note(pilot, app) == NOT_SAVED[lang]
         assert app.save_path is None
 
     run(app, script)
@@ -212,7 +218,7 @@ def test_a_file_that_exists_is_replaced_only_when_asked_twice(home: Path, lang: 
         assert dialog.problem == warned[lang]
         await pilot.click("#save")  # "Replace"
         await until(pilot, lambda: isinstance(app.screen, TableScreen), "the table again")
-        assert notes(app)[-1] == SAVED[lang].format(path=old)
+        assert await last_note(pilot, app) == SAVED[lang].format(path=old)
 
     run(app, script)
     (record,) = read_save_file(old)
@@ -245,7 +251,7 @@ def test_the_games_own_file_is_offered_and_replaced_without_asking(home: Path) -
         assert field(dialog).value == str(own)
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, TableScreen), "the table again")
-        assert notes(app)[-1] == f"Game saved to {own}"
+        assert await last_note(pilot, app) == f"Game saved to {own}"
 
     run(app, script)
     assert read_save_file(own)

@@ -37,7 +37,6 @@ from elferraus.server.web.headers import CONTENT_SECURITY_POLICY
 from elferraus.server.web.worker import ServiceWorker
 from tests.server.static.test_browser import (  # noqa: F401 (the browser tests' fixtures)
     DESKTOP_EN,
-    PAGE_WEIGHT_LIMIT,
     PHONE_DE,
     Problems,
     Server,
@@ -303,6 +302,10 @@ def test_a_changed_file_is_a_new_version_and_the_page_comes_from_the_network_fir
 
 # -- the weight of a first visit ----------------------------------------------------------------
 
+FIRST_VISIT_LIMIT = 120 * 1024
+"""A first visit with the worker: the table page (held under 59 KB by its own test) and the worker's copy of
+every other file of the page, the icons included (95 KB now)."""
+
 
 @pytest.mark.timeout(90)
 def test_a_first_visit_with_the_worker_stays_light(
@@ -354,4 +357,4 @@ def test_a_first_visit_with_the_worker_stays_light(
     )
     print(summary)
     assert "/sw.js" in by_path, summary
-    assert total < PAGE_WEIGHT_LIMIT, summary
+    assert total < FIRST_VISIT_LIMIT, summary
