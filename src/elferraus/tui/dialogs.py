@@ -10,10 +10,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Button, Footer, Static
+from textual.widgets import Button, Static
 
 from elferraus.i18n import Lang, tr
 from elferraus.rules import Rules
+from elferraus.tui.footer import KeyFooter
 from elferraus.tui.keys import localize_bindings
 
 QuitChoice = Literal["quit", "save", "cancel"]
@@ -48,7 +49,7 @@ class HelpScreen(ModalScreen[None]):
             yield Static(tr("help_keys", self.lang), markup=False)
             yield Static(help_text(self.rules, self.lang), markup=False)
             yield Button(tr("button_close", self.lang), id="close", compact=True)
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         localize_bindings(
@@ -105,7 +106,7 @@ class QuitScreen(ModalScreen[QuitChoice]):
                 if self.can_save:
                     yield Button(tr("button_save_quit", lang), id="save", variant="primary", compact=True)
                 yield Button(tr("button_cancel", lang), id="cancel", compact=True)
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         words = {"choose('cancel')": "key_cancel", "choose('quit')": "key_quit", "choose('save')": "key_save_quit"}
@@ -150,7 +151,7 @@ class HandoffScreen(Screen[None]):
             yield Static(tr("handoff_title", self.lang, name=self.person), id="title", markup=False)
             yield Static(tr("handoff_body", self.lang, name=self.person), markup=False)
             yield Button(tr("handoff_button", self.lang, name=self.person), id="ready", variant="primary", compact=True)
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         localize_bindings(self, self.lang, {"dismiss": "key_show", "app.help": "key_help", "app.quit_game": "key_quit"})

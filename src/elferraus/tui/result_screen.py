@@ -15,11 +15,12 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Static
+from textual.widgets import Button, Static
 
 from elferraus.cards import Card
 from elferraus.i18n import Lang, card_words, tr
 from elferraus.table.session import Table
+from elferraus.tui.footer import KeyFooter
 from elferraus.tui.keys import localize_bindings
 from elferraus.tui.motion import SPARKLE_SECONDS, SPARKLE_STEP, Moment, sparkles
 from elferraus.tui.requests import SaveWanted
@@ -274,7 +275,7 @@ class ResultScreen(Screen[ResultChoice]):
                 yield Button(tr("button_save", lang), id="save", compact=True)
                 yield Button(tr("button_new_game", lang), id="new", compact=True)
                 yield Button(tr("button_quit", lang), id="quit", compact=True)
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         lang = self.lang

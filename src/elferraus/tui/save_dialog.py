@@ -17,10 +17,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Footer, Input, Static
+from textual.widgets import Button, Input, Static
 
 from elferraus.i18n import Lang, tr
 from elferraus.table.saving import save_destination, save_problem
+from elferraus.tui.footer import KeyFooter
 from elferraus.tui.keys import localize_bindings
 
 WriteSave = Callable[[Path, bool], None]
@@ -71,7 +72,7 @@ class SaveDialog(ModalScreen[Path | None]):
             with Horizontal(id="buttons"):
                 yield Button(tr("button_save_file", lang), id="save", variant="primary", compact=True)
                 yield Button(tr("button_cancel", lang), id="cancel", compact=True)
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         localize_bindings(self, self.lang, {"cancel": "key_cancel"})

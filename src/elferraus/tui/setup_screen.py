@@ -10,13 +10,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Input, Label, Select, Static
+from textual.widgets import Button, Input, Label, Select, Static
 
 from elferraus.bots import BOTS
 from elferraus.i18n import LANGUAGES, Lang, format_number, tr
 from elferraus.rules import PRESETS
 from elferraus.table.seating import PERSON
 from elferraus.tui.choices import MAX_SEATS, SetupChoices
+from elferraus.tui.footer import KeyFooter
 from elferraus.tui.keys import localize_bindings
 from elferraus.tui.requests import CoachWanted, LanguageChosen, StartTable
 
@@ -159,7 +160,7 @@ class SetupScreen(Screen[None]):
                 yield Button(tr("setup_start", lang), id="start", variant="primary", compact=True)
                 yield Button(tr("help_title", lang), id="help", compact=True)
                 yield Button(tr("button_quit", lang), id="quit", compact=True)
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         lang = self.lang

@@ -23,7 +23,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Button, Footer, RichLog, Static
+from textual.widgets import Button, RichLog, Static
 from textual.worker import Worker, get_current_worker
 
 from elferraus.bots import Advice
@@ -44,6 +44,7 @@ from elferraus.table.words import (
     title_line,
 )
 from elferraus.tui.dialogs import HandoffScreen
+from elferraus.tui.footer import KeyFooter
 from elferraus.tui.keys import localize_bindings
 from elferraus.tui.motion import FLASH_SECONDS, NEW_SECONDS, Moment, deal_step, moves
 from elferraus.tui.requests import CoachWanted, RoundOver, SaveWanted
@@ -237,7 +238,7 @@ class TableScreen(Screen[None]):
                 yield CoachPanel(id="coach")
             yield RichLog(id="log", wrap=True, markup=False, auto_scroll=True)
         yield Static(id="too-small", markup=False)
-        yield Footer()
+        yield KeyFooter()
 
     def _key(self, english: str) -> str:
         german = {"d": "z", "e": "b"}
@@ -254,7 +255,7 @@ class TableScreen(Screen[None]):
     def _fit(self, width: int, height: int) -> None:
         """Lay the table out for a terminal of this size, or say that it is too small for it."""
         self.set_class(width < WIDE, "narrow")
-        self.query_one(Footer).compact = width < WIDE  # room for the coach's keys in 80 columns, also in German
+        self.query_one(KeyFooter).compact = width < WIDE  # room for the coach's keys in 80 columns, also in German
         small = width < MIN_SIZE[0] or height < MIN_SIZE[1]
         if small:
             notice = tr("too_small", self.lang, need=f"{MIN_SIZE[0]}x{MIN_SIZE[1]}", size=f"{width}x{height}")
