@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterable
+from typing import ClassVar
 
 import pytest
 from textual.app import App, ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.widget import Widget
 from textual.widgets import Static
 from textual.widgets._footer import FooterKey
@@ -29,7 +30,7 @@ class Keys(App[None]):
     """A screen with two keys: draw (enabled or not) and lay (shown or not)."""
 
     ENABLE_COMMAND_PALETTE = False
-    BINDINGS = [Binding("d", "draw", "draw"), Binding("l", "lay", "lay")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("d", "draw", "draw"), Binding("l", "lay", "lay")]
 
     def __init__(self) -> None:
         super().__init__()
