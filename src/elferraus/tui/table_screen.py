@@ -48,7 +48,16 @@ from elferraus.tui.footer import KeyFooter
 from elferraus.tui.keys import localize_bindings
 from elferraus.tui.motion import FLASH_SECONDS, NEW_SECONDS, Moment, deal_step, moves
 from elferraus.tui.requests import CoachWanted, RoundOver, SaveWanted
-from elferraus.tui.widgets import ActionButton, CoachPanel, HandView, OpponentsView, RowsView, pile_at_deal, seat_lines
+from elferraus.tui.widgets import (
+    ActionButton,
+    CoachPanel,
+    HandView,
+    MoveLog,
+    OpponentsView,
+    RowsView,
+    pile_at_deal,
+    seat_lines,
+)
 
 WIDE = 112
 """From this many columns on, the move log sits beside the table instead of below it."""
@@ -236,7 +245,7 @@ class TableScreen(Screen[None]):
                     yield ActionButton(f"{tr('button_hint', lang)} (h)", "key_hint", lang, id="hint")
                     yield ActionButton(f"{tr('button_undo', lang)} (u)", "key_undo", lang, id="undo")
                 yield CoachPanel(id="coach")
-            yield RichLog(id="log", wrap=True, markup=False, auto_scroll=True)
+            yield MoveLog(id="log", wrap=True, markup=False, auto_scroll=True)
         yield Static(id="too-small", markup=False)
         yield KeyFooter()
 

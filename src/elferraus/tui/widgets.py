@@ -19,7 +19,7 @@ from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.message import Message
 from textual.widget import Widget
-from textual.widgets import Button
+from textual.widgets import Button, RichLog
 
 from elferraus.cards import ELEVEN, NUMBERS, Card, Color
 from elferraus.i18n import Lang, card_words, cards_in_words, tr
@@ -534,6 +534,15 @@ class ActionButton(Button):
 
     def on_mount(self) -> None:
         localize_bindings(self, self.lang, {"press": self.word})
+
+
+class MoveLog(RichLog):
+    """The move log. Its last line stays in view also when the log grows or shrinks (the coach's note takes
+    room from it or gives it back), not only when a line is written."""
+
+    def on_resize(self, event: events.Resize) -> None:
+        if self.auto_scroll:
+            self.scroll_end(animate=False)
 
 
 class CoachPanel(Widget):
