@@ -12,14 +12,24 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any
 
+from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
 
 
 class KeyFooter(Footer):
     """A :class:`~textual.widgets.Footer` that rebuilds itself only for a change the player can see."""
 
     _shown: tuple[Hashable, ...] | None = None
+
+    def compose(self) -> ComposeResult:
+        for widget in super().compose():
+            # A key follows the footer's compactness once mounted, restyling itself a second time; a key that
+            # is born compact is restyled once.
+            if isinstance(widget, FooterKey) and not widget.has_class("-command-palette"):
+                widget.set_class(self.compact, "-compact", update=False)
+            yield widget
 
     def bindings_changed(self, screen: Screen[Any]) -> None:
         if self.is_attached and screen is self.screen and screen.app.app_focus:
