@@ -587,8 +587,6 @@ class TableScreen(Screen[None]):
                 told.append(tip)
                 self.coach_tip = tip
         panel = self.query_one("#coach", CoachPanel)
-        # the note takes room from the move log or gives it back: the log keeps its last line in view
-        self.call_after_refresh(self.query_one("#log", RichLog).scroll_end, animate=False)
         if not speaking or self.coach_tip is None:
             panel.show(None, (), lang)
             return
