@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tests.support import repo_env
+from tests.support.forked_server import ServerHandle, launch
 from tests.support.nginx_helpers import Nginx
 from tests.support.postgres_helpers import PostgresServer
 from tests.support.redis_helpers import RedisServer
@@ -48,7 +49,7 @@ class ServerProcess:
         self.name = name
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self._process: subprocess.Popen[bytes] | None = None
+        self._process: ServerHandle | None = None
 
     @property
     def pid(self) -> int | None:
@@ -68,8 +69,12 @@ class ServerProcess:
         """
         if self._process is not None:
             raise RuntimeError(f"{self.name} on port {self.port} is already running (pid {self.pid})")
-        with self.log_file.open("ab") as errors:
-            self._process = subprocess.Popen(self.command(), stdout=subprocess.DEVNULL, stderr=errors, env=repo_env())
+        command = self.command()
+        if command[:3] == [sys.executable, "-m", "elferraus.cli.main"]:
+            self._process = launch(command[3:], stderr=self.log_file)
+        else:  # a subclass's own interpreter set-up
+            with self.log_file.open("ab") as errors:
+                self._process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=errors, env=repo_env())
         deadline = time.monotonic() + STARTUP
         while time.monotonic() < deadline:
             if self._process.poll() is not None:

@@ -20,6 +20,7 @@ import uvicorn
 
 from elferraus.server import WS_MAX_SIZE, create_app
 from tests.support import repo_env
+from tests.support.forked_server import ForkedServer, ServerHandle, launch
 
 PORTS_PER_PROCESS = 1500
 """Ports of each test process's own block (below the system's range for outgoing connections)."""
@@ -112,20 +113,22 @@ class ServerProcess:
         self.log = log or db.with_suffix(".log")
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
-        self.process: subprocess.Popen[bytes] | None = None
+        self.process: ServerHandle | None = None
 
     def start(self) -> None:
         """Start it (again, on the same port and database) and wait until it answers."""
         log = self.log
-        command = [*self.prefix, sys.executable, *self.entry, "serve", "--db", str(self.db)]
-        command += ["--port", str(self.port), *self.args]
-        with log.open("ab") as errors:
-            self.process = subprocess.Popen(
-                command,
-                stdout=subprocess.DEVNULL,
-                stderr=errors,
-                env=repo_env(),
-            )
+        serve = ["serve", "--db", str(self.db), "--port", str(self.port), *self.args]
+        if self.entry == ["-m", "elferraus.cli.main"]:
+            self.process = launch(serve, stderr=log, prefix=self.prefix)
+        else:
+            with log.open("ab") as errors:
+                self.process = subprocess.Popen(
+                    [*self.prefix, sys.executable, *self.entry, *serve],
+                    stdout=subprocess.DEVNULL,
+                    stderr=errors,
+                    env=repo_env(),
+                )
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             try:
@@ -150,7 +153,7 @@ class ServerProcess:
         self.process = None
 
 
-def end_process(process: subprocess.Popen[Any] | None) -> None:
+def end_process(process: subprocess.Popen[Any] | ForkedServer | None) -> None:
     """Stop a server the tests started (SIGTERM), kill it if it will not go within 10 s, and wait for it."""
     if process is None:
         return

@@ -1,0 +1,158 @@
+"""``elferraus serve`` for the tests, forked from :mod:`tests.support.server_template` instead of a new interpreter.
+
+    process = launch(["serve", "--db", db, "--port", port], stderr=log)   # a Popen-like handle
+    process.terminate(); process.wait(10)
+
+Each test process starts one template the first time it needs a server; a server whose command needs a
+different interpreter set-up (another environment, a wrapper such as ``prlimit``) is started as a new
+interpreter, as before. See the template for why.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import IO, Any
+
+from tests.support import repo_env
+
+VOLATILE = frozenset({"PYTEST_CURRENT_TEST"})
+"""Variables that change from test to test and that no import reads: a template serves any value of them."""
+
+
+class Template:
+    """The template process of this test process, and the one conversation with it (a lock per request)."""
+
+    def __init__(self) -> None:
+        self.env = repo_env()
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "tests.support.server_template"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=self.env,
+        )
+        self._lock = threading.Lock()
+
+    def serves(self, env: dict[str, str]) -> bool:
+        """Whether a server with this environment would import what the template imported."""
+
+        def fixed(variables: dict[str, str]) -> dict[str, str]:
+            return {key: value for key, value in variables.items() if key not in VOLATILE}
+
+        return self.process.poll() is None and fixed(env) == fixed(self.env)
+
+    def ask(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Send one request and read its answer."""
+        pipe_in, pipe_out = self.process.stdin, self.process.stdout
+        assert pipe_in is not None
+        assert pipe_out is not None
+        with self._lock:
+            pipe_in.write(json.dumps(request).encode() + b"\n")
+            pipe_in.flush()
+            line = pipe_out.readline()
+        if not line:
+            raise RuntimeError(f"the server template ended (exit code {self.process.poll()})")
+        answer: dict[str, Any] = json.loads(line)
+        return answer
+
+    def close(self) -> None:
+        """End it: it kills the servers it started that still run."""
+        for pipe in (self.process.stdin, self.process.stdout):
+            if pipe is not None:
+                pipe.close()
+        self.process.wait(10)
+
+
+class _Templates:
+    """This test process's template, started when first needed and again if it ended."""
+
+    def __init__(self) -> None:
+        self._running: Template | None = None
+        self._lock = threading.Lock()
+
+    def get(self) -> Template:
+        with self._lock:
+            if self._running is None or self._running.process.poll() is not None:
+                self._running = Template()
+                atexit.register(self._running.close)
+            return self._running
+
+
+_templates = _Templates()
+
+
+class ForkedServer:
+    """A server forked by the template, with the part of :class:`subprocess.Popen` the tests use."""
+
+    def __init__(self, template: Template, pid: int) -> None:
+        self._template = template
+        self.pid = pid
+        self.returncode: int | None = None
+        self._exited = os.pidfd_open(pid)  # readable once it has ended, though it is not our child
+
+    def poll(self) -> int | None:
+        """Its exit code if it has ended (minus the signal's number if a signal ended it), else None."""
+        if self.returncode is None:
+            self.returncode = self._template.ask({"wait": self.pid, "block": False})["code"]
+            if self.returncode is not None:
+                os.close(self._exited)
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        """Wait for its end, as ``Popen.wait`` does (``subprocess.TimeoutExpired`` after ``timeout``)."""
+        if self.returncode is None:
+            ready, _, _ = select.select([self._exited], [], [], timeout)
+            if not ready:
+                raise subprocess.TimeoutExpired(["elferraus", "serve"], timeout or 0.0)
+            self.returncode = self._template.ask({"wait": self.pid, "block": True})["code"]
+            os.close(self._exited)
+        assert self.returncode is not None
+        return self.returncode
+
+    def send_signal(self, how: int) -> None:
+        """Send it a signal, unless it has ended."""
+        if self.poll() is None:
+            os.kill(self.pid, how)
+
+    def terminate(self) -> None:
+        """SIGTERM."""
+        self.send_signal(signal.SIGTERM)
+
+    def kill(self) -> None:
+        """SIGKILL."""
+        self.send_signal(signal.SIGKILL)
+
+
+ServerHandle = subprocess.Popen[bytes] | ForkedServer
+"""A server the tests started, either way."""
+
+
+def _nice(prefix: Sequence[str]) -> int | None:
+    """The priority a ``nice -n N`` prefix asks for, or None for any other prefix."""
+    if not prefix:
+        return 0
+    if len(prefix) == 3 and prefix[0] == "nice" and prefix[1] == "-n":
+        return int(prefix[2])
+    return None
+
+
+def launch(argv: Sequence[str], *, stderr: Path, prefix: Sequence[str] = (), cwd: str | None = None) -> ServerHandle:
+    """Start ``python -m elferraus.cli.main ARGV`` (under ``prefix``), its stdout to /dev/null and its stderr
+    appended to ``stderr``: forked from the template where that is the same, else as a new interpreter."""
+    env, nice = repo_env(), _nice(prefix)
+    template = _templates.get() if nice is not None else None
+    if template is not None and template.serves(env):
+        request = {"argv": list(argv), "cwd": cwd or os.getcwd(), "env": env, "stderr": str(stderr), "nice": nice}
+        return ForkedServer(template, template.ask({"start": request})["pid"])
+    errors: IO[bytes]
+    with stderr.open("ab") as errors:
+        command = [*prefix, sys.executable, "-m", "elferraus.cli.main", *argv]
+        return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=errors, env=env, cwd=cwd)
