@@ -62,7 +62,8 @@ def _name_characters(*, space: bool) -> str:
     return "".join(f"\\u{low:04x}" + (f"-\\u{high:04x}" if high > low else "") for low, high in ranges)
 
 
-NAME_PATTERN = f"^[{_name_characters(space=True)}]*[{_name_characters(space=False)}][{_name_characters(space=True)}]*$"
+_NAME_CHARACTERS, _VISIBLE_CHARACTERS = _name_characters(space=True), _name_characters(space=False)
+NAME_PATTERN = f"^[{_NAME_CHARACTERS}]*[{_VISIBLE_CHARACTERS}][{_NAME_CHARACTERS}]*$"
 """A name: printable characters and white space, at least one that shows (no name of blanks alone)."""
 
 
