@@ -1,14 +1,15 @@
 """The page's words are the terminal's: the same positions, worded by the page and by ``elferraus.table.words``.
 
 Two people play a round over real WebSockets, both driven from Python; a
-player's page (seat 0) and a spectator's page show it in a real browser.
+player's page (seat 0, a German phone) and a spectator's page (an English
+desktop) show it in a real browser.
 At every position where nothing happens by itself (another's turn, a turn
 after a lay, after draws, ...) and at the end, the status line, each
 player's last turn, the move log and the note of a move made for the player
 are read off both pages; afterwards the finished record is replayed to each
 of those positions and worded as the terminal words it (``status_line``,
-``describe_turn``, ``log_line``, ...). Then the language is switched and the
-last position compared once more.
+``describe_turn``, ``log_line``, ...). Then each page switches to the other's
+language and the last position is compared once more.
 """
 
 from __future__ import annotations
@@ -219,15 +220,16 @@ def made_for_note(game: Game, lang: Lang) -> str | None:
     return None
 
 
-def compare(seen: Seen, record: dict[str, Any], lang: Lang) -> list[str]:
-    """Every difference between the pages' words and the terminal's at this position."""
+def compare(seen: Seen, record: dict[str, Any], lang: Lang, watcher_lang: Lang) -> list[str]:
+    """Every difference between the pages' words and the terminal's at this position: the player's page
+    in ``lang``, the spectator's in ``watcher_lang``."""
     game = position(record, seen.moves)
     found = []
-    for who, shown, expected in (
-        ("player", seen.player, expected_player(game, lang)),
-        ("spectator", seen.watcher, expected_watcher(game, lang)),
+    for who, shown, expected, shown_lang in (
+        ("player", seen.player, expected_player(game, lang), lang),
+        ("spectator", seen.watcher, expected_watcher(game, watcher_lang), watcher_lang),
     ):
-        assert shown["lang"] == lang, shown
+        assert shown["lang"] == shown_lang, shown
         for key, value in expected.items():
             got = {seat: shown["last"][seat] for seat in value} if key == "last" else shown[key]
             if got != value:
@@ -238,17 +240,20 @@ def compare(seen: Seen, record: dict[str, Any], lang: Lang) -> list[str]:
     return found
 
 
+def lang_of(device: Device) -> Lang:
+    return "de" if device.lang == "de" else "en"
+
+
 @pytest.mark.timeout(240)
-@pytest.mark.parametrize("device", [DESKTOP_EN, PHONE_DE], ids=lambda d: d.name)
 def test_the_page_words_every_position_as_the_terminal_does(
     server: Server,  # noqa: F811 (the fixtures imported above)
     browser: Browser,
     contexts: list[BrowserContext],  # noqa: F811
     problems: Problems,  # noqa: F811
-    device: Device,
 ) -> None:
-    lang: Lang = "de" if device.lang == "de" else "en"
-    other: Lang = "en" if lang == "de" else "de"
+    """The player on a German phone, the spectator on an English desktop; at the end both switch."""
+    device, watcher_device = PHONE_DE, DESKTOP_EN
+    lang, watcher_lang = lang_of(device), lang_of(watcher_device)
     room = server.post(
         "/api/rooms",
         {"name": NAMES[0], "players": 2, "rules": "classic", "seats": [{"kind": "open"}], "away": 600, "pace": 0},
@@ -256,7 +261,7 @@ def test_the_page_words_every_position_as_the_terminal_does(
     ben = server.post(f"/api/rooms/{room['code']}/join", {"name": NAMES[1], "seat": 1})
     page = open_device(browser, contexts, device, problems, "player")
     page.goto(server.base + room["link"] + "&s=0")
-    watcher = open_device(browser, contexts, device, problems, "spectator")
+    watcher = open_device(browser, contexts, watcher_device, problems, "spectator")
     watcher.goto(f"{server.base}/r/{room['code']}")
     address = server.base.replace("http://", "ws://") + f"/ws/{room['code']}"
     with connect(address) as anna_socket, connect(address) as ben_socket:
@@ -279,11 +284,11 @@ def test_the_page_words_every_position_as_the_terminal_does(
             mover.drain(0.05)
             assert all(error["code"] == "stale" for error in mover.errors), mover.errors
         shot(page, f"words-{device.name}-player-end")
-        shot(watcher, f"words-{device.name}-spectator-end")
+        shot(watcher, f"words-{watcher_device.name}-spectator-end")
         game_id = state["game"]["id"]
         record = server.get(f"/api/games/{game_id}/record")
 
-        found = [problem for item in seen for problem in compare(item, record, lang)]
+        found = [problem for item in seen for problem in compare(item, record, lang, watcher_lang)]
         assert not found, "\n".join(found[:20])
 
         # the positions were of every kind: another's turn, after a lay, after a draw, the end
@@ -297,9 +302,9 @@ def test_the_page_words_every_position_as_the_terminal_does(
         assert any(item.player["last"]["1"] for item in seen)
 
         # the same words in the other language, from the same frame
-        for shown in (page, watcher):
+        for shown, now in ((page, watcher_lang), (watcher, lang)):
             shown.get_by_test_id("lang-switch").click()
-            wait_until(shown, f"document.documentElement.lang === '{other}'")
+            wait_until(shown, f"document.documentElement.lang === '{now}'")
         again = Seen(seen[-1].moves, read(page, seen[-1].moves), read(watcher, seen[-1].moves))
-        found = compare(again, record, other)
+        found = compare(again, record, watcher_lang, lang)
         assert not found, "\n".join(found)
