@@ -24,8 +24,10 @@ from typing import IO, Any
 
 from tests.support import repo_env
 
-VOLATILE = frozenset({"PYTEST_CURRENT_TEST"})
-"""Variables that change from test to test and that no import reads: a template serves any value of them."""
+VOLATILE = frozenset({"PYTEST_CURRENT_TEST", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "HOME", "TEXTUAL_ANIMATIONS"})
+"""Variables that differ from test to test (pytest's, and what ``tests/conftest.py`` sets for each test but
+not yet for a fixture of a whole module) and that nothing the server imports reads as it is imported: a
+template serves any value of them (its child gets the request's whole environment)."""
 
 
 class Template:

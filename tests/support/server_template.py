@@ -20,6 +20,7 @@ When its stdin closes (the test process is gone), it kills the servers it starte
 from __future__ import annotations
 
 import contextlib
+import gc
 import importlib
 import json
 import os
@@ -57,6 +58,9 @@ def preload() -> None:
         importlib.import_module(name)
     del sys.modules[MODULE]
     delattr(sys.modules["elferraus.cli"], MODULE.rpartition(".")[2])
+    # What is imported now lives as long as any server: left out of the collector's rounds, its pages are
+    # not copied into each child when the child's collector would walk them (Python's advice before fork).
+    gc.freeze()
 
 
 def _child(request: dict[str, Any]) -> None:
