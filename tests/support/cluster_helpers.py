@@ -23,7 +23,6 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.support import repo_env
 from tests.support.forked_server import ServerHandle, launch
 from tests.support.nginx_helpers import Nginx
 from tests.support.postgres_helpers import PostgresServer
@@ -69,12 +68,7 @@ class ServerProcess:
         """
         if self._process is not None:
             raise RuntimeError(f"{self.name} on port {self.port} is already running (pid {self.pid})")
-        command = self.command()
-        if command[:3] == [sys.executable, "-m", "elferraus.cli.main"]:
-            self._process = launch(command[3:], stderr=self.log_file)
-        else:  # a subclass's own interpreter set-up
-            with self.log_file.open("ab") as errors:
-                self._process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=errors, env=repo_env())
+        self._process = launch(self.command(), stderr=self.log_file)
         deadline = time.monotonic() + STARTUP
         while time.monotonic() < deadline:
             if self._process.poll() is not None:

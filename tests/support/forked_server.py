@@ -1,10 +1,10 @@
 """``elferraus serve`` for the tests, forked from :mod:`tests.support.server_template` instead of a new interpreter.
 
-    process = launch(["serve", "--db", db, "--port", port], stderr=log)   # a Popen-like handle
+    process = launch([sys.executable, "-m", "elferraus.cli.main", "serve", "--port", port], stderr=log)
     process.terminate(); process.wait(10)
 
-Each test process starts one template the first time it needs a server; a server whose command needs a
-different interpreter set-up (another environment, a wrapper such as ``prlimit``) is started as a new
+Each test process starts one template the first time it needs a server; a command that needs a different
+interpreter set-up (another module, another environment, a wrapper such as ``prlimit``) is started as a new
 interpreter, as before. See the template for why.
 """
 
@@ -20,7 +20,7 @@ import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from tests.support import repo_env
 
@@ -49,7 +49,7 @@ class Template:
         def fixed(variables: dict[str, str]) -> dict[str, str]:
             return {key: value for key, value in variables.items() if key not in VOLATILE}
 
-        return self.process.poll() is None and fixed(env) == fixed(self.env)
+        return fixed(env) == fixed(self.env)
 
     def ask(self, request: dict[str, Any]) -> dict[str, Any]:
         """Send one request and read its answer."""
@@ -102,21 +102,21 @@ class ForkedServer:
 
     def poll(self) -> int | None:
         """Its exit code if it has ended (minus the signal's number if a signal ended it), else None."""
-        if self.returncode is None:
-            self.returncode = self._template.ask({"wait": self.pid, "block": False})["code"]
-            if self.returncode is not None:
-                os.close(self._exited)
-        return self.returncode
+        return self._ask(block=False)
 
     def wait(self, timeout: float | None = None) -> int:
         """Wait for its end, as ``Popen.wait`` does (``subprocess.TimeoutExpired`` after ``timeout``)."""
+        if self.returncode is None and not select.select([self._exited], [], [], timeout)[0]:
+            raise subprocess.TimeoutExpired(["elferraus", "serve"], timeout or 0.0)
+        code = self._ask(block=True)  # it has ended: the template reaps it at once
+        assert code is not None
+        return code
+
+    def _ask(self, *, block: bool) -> int | None:
         if self.returncode is None:
-            ready, _, _ = select.select([self._exited], [], [], timeout)
-            if not ready:
-                raise subprocess.TimeoutExpired(["elferraus", "serve"], timeout or 0.0)
-            self.returncode = self._template.ask({"wait": self.pid, "block": True})["code"]
-            os.close(self._exited)
-        assert self.returncode is not None
+            self.returncode = self._template.ask({"wait": self.pid, "block": block})["code"]
+            if self.returncode is not None:
+                os.close(self._exited)
         return self.returncode
 
     def send_signal(self, how: int) -> None:
@@ -137,6 +137,10 @@ ServerHandle = subprocess.Popen[bytes] | ForkedServer
 """A server the tests started, either way."""
 
 
+SERVE = ("-m", "elferraus.cli.main")
+"""How the template's children are run: the command line's module, as ``python -m`` runs it."""
+
+
 def _nice(prefix: Sequence[str]) -> int | None:
     """The priority a ``nice -n N`` prefix asks for, or None for any other prefix."""
     if not prefix:
@@ -146,15 +150,15 @@ def _nice(prefix: Sequence[str]) -> int | None:
     return None
 
 
-def launch(argv: Sequence[str], *, stderr: Path, prefix: Sequence[str] = (), cwd: str | None = None) -> ServerHandle:
-    """Start ``python -m elferraus.cli.main ARGV`` (under ``prefix``), its stdout to /dev/null and its stderr
-    appended to ``stderr``: forked from the template where that is the same, else as a new interpreter."""
+def launch(command: Sequence[str], *, stderr: Path, prefix: Sequence[str] = ()) -> ServerHandle:
+    """Start ``command`` (a Python command line, under ``prefix``) in :func:`repo_env`, its stdout to
+    /dev/null and its stderr appended to ``stderr``: forked from the template when it is
+    ``python -m elferraus.cli.main ...`` in an environment the template serves, else as a new interpreter."""
     env, nice = repo_env(), _nice(prefix)
-    template = _templates.get() if nice is not None else None
-    if template is not None and template.serves(env):
-        request = {"argv": list(argv), "cwd": cwd or os.getcwd(), "env": env, "stderr": str(stderr), "nice": nice}
-        return ForkedServer(template, template.ask({"start": request})["pid"])
-    errors: IO[bytes]
+    if nice is not None and list(command[:3]) == [sys.executable, *SERVE]:
+        template = _templates.get()
+        if template.serves(env):
+            request = {"argv": list(command[3:]), "cwd": os.getcwd(), "env": env, "stderr": str(stderr), "nice": nice}
+            return ForkedServer(template, template.ask({"start": request})["pid"])
     with stderr.open("ab") as errors:
-        command = [*prefix, sys.executable, "-m", "elferraus.cli.main", *argv]
-        return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=errors, env=env, cwd=cwd)
+        return subprocess.Popen([*prefix, *command], stdout=subprocess.DEVNULL, stderr=errors, env=env)

@@ -75,7 +75,7 @@ def _child(request: dict[str, Any]) -> None:
     os.chdir(request["cwd"])
     os.environ.clear()
     os.environ.update(request["env"])
-    if request.get("nice"):
+    if request["nice"]:
         os.nice(request["nice"])
     sys.argv = [MODULE, *request["argv"]]
 

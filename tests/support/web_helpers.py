@@ -19,7 +19,6 @@ from typing import Any
 import uvicorn
 
 from elferraus.server import WS_MAX_SIZE, create_app
-from tests.support import repo_env
 from tests.support.forked_server import ForkedServer, ServerHandle, launch
 
 PORTS_PER_PROCESS = 1500
@@ -118,17 +117,8 @@ class ServerProcess:
     def start(self) -> None:
         """Start it (again, on the same port and database) and wait until it answers."""
         log = self.log
-        serve = ["serve", "--db", str(self.db), "--port", str(self.port), *self.args]
-        if self.entry == ["-m", "elferraus.cli.main"]:
-            self.process = launch(serve, stderr=log, prefix=self.prefix)
-        else:
-            with log.open("ab") as errors:
-                self.process = subprocess.Popen(
-                    [*self.prefix, sys.executable, *self.entry, *serve],
-                    stdout=subprocess.DEVNULL,
-                    stderr=errors,
-                    env=repo_env(),
-                )
+        command = [sys.executable, *self.entry, "serve", "--db", str(self.db), "--port", str(self.port), *self.args]
+        self.process = launch(command, stderr=log, prefix=self.prefix)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             try:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import signal
 import subprocess
+import sys
 import urllib.request
 from pathlib import Path
 
 import pytest
 
-from tests.support.forked_server import ForkedServer, launch
+from tests.support.forked_server import SERVE, ForkedServer, launch
 from tests.support.web_helpers import ServerProcess
 
 
@@ -38,7 +39,7 @@ def test_a_forked_server_serves_in_a_process_of_its_own_and_reports_how_it_ended
 @pytest.mark.timeout(60)
 def test_a_server_that_cannot_start_exits_with_its_message_in_the_log(tmp_path: Path) -> None:
     log = tmp_path / "serve.log"
-    process = launch(["serve", "--port", "not-a-port"], stderr=log)
+    process = launch([sys.executable, *SERVE, "serve", "--port", "not-a-port"], stderr=log)
     assert isinstance(process, ForkedServer)
     assert process.wait(30) == 2  # argparse's usage error, as from a new interpreter
     assert "invalid int value" in log.read_text()
@@ -48,10 +49,11 @@ def test_a_server_that_cannot_start_exits_with_its_message_in_the_log(tmp_path: 
 def test_another_environment_or_a_wrapper_gets_a_new_interpreter(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    process = launch(["serve", "--port", "not-a-port"], stderr=tmp_path / "a.log", prefix=["prlimit", "--nofile=1024"])
+    wrong = [sys.executable, *SERVE, "serve", "--port", "not-a-port"]
+    process = launch(wrong, stderr=tmp_path / "a.log", prefix=["prlimit", "--nofile=1024"])
     assert isinstance(process, subprocess.Popen)
     assert process.wait(30) == 2
     monkeypatch.setenv("ELFERRAUS_PURE", "1")  # read when the engine is imported: the template's would not do
-    process = launch(["serve", "--port", "not-a-port"], stderr=tmp_path / "b.log")
+    process = launch(wrong, stderr=tmp_path / "b.log")
     assert isinstance(process, subprocess.Popen)
     assert process.wait(30) == 2
