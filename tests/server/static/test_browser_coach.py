@@ -17,6 +17,7 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, expect
 
 from elferraus import Game
+from elferraus.moves import DRAW
 from elferraus.table.coach import moment
 from tests.server.static import test_browser
 from tests.server.static.test_browser import Device, Problems, Server, open_device, until_choice
@@ -196,3 +197,22 @@ def test_a_second_state_of_the_same_position_tells_no_further_rule(
     expect(page.get_by_test_id("coach-text")).to_have_text(FITS_TIP["en"])
     page.wait_for_timeout(300)  # both frames drawn
     expect(page.get_by_test_id("coach-text")).to_have_text(FITS_TIP["en"])
+
+
+def test_a_finished_game_keeps_no_rule_on_screen(
+    server: Server, browser: Browser, contexts: list[BrowserContext], problems: Problems
+) -> None:
+    """The rule told at the reader's last turn (the empty pile) goes when the game ends: the result is what
+    matters then, and a note about a pile nobody draws from any more is stale."""
+    game = Game.deal(players=3, seed=2)
+    while not (game.turn == 0 and moment(game.view(0)) == "pile_empty"):
+        legal = game.legal_moves()
+        game.push(DRAW if DRAW in legal else legal[0])
+    page = open_device(browser, contexts, PHONE["en"], problems)
+    feed = Feed(page, server.base, state_frame(game))
+    expect(page.get_by_test_id("coach-text")).to_have_text(re.compile(r"^The pile is empty"))
+    while not game.is_over():
+        game.push(game.legal_moves()[0])
+    feed.send(state_frame(game))
+    expect(page.get_by_test_id("result")).to_be_visible()
+    expect(page.get_by_test_id("coach")).to_be_hidden()

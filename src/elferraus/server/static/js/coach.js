@@ -75,7 +75,12 @@ export class Coach {
       this.tip = null;
       this.position = null;
     }
-    if (model.result) markGamePlayed();
+    if (model.result) {
+      // The game is over: a rule of its last turns (the empty pile) would be stale under the result.
+      markGamePlayed();
+      this.tip = null;
+      this.hint = null;
+    }
     if (this.hint && this.hint.seq !== model.seq) this.hint = null;
     if (this.asked !== null && this.asked !== model.seq) this.asked = null;
     // A rule is told when the position changes, not on every state: a state of the same position (somebody
