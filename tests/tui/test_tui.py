@@ -823,11 +823,12 @@ def test_undo_is_refused_with_two_people() -> None:
 
 
 def why_not(app: ElferRausApp, move: Move) -> str:
-    """The explanation the engine gives for ``move`` now, in the app's language."""
+    """The explanation the engine gives for ``move`` now, in the app's language, as the status line begins it."""
     trial = app.table.game.copy()
     with pytest.raises(IllegalMoveError) as error:
         trial.push(move)
-    return explain(error.value.reason, error.value.details, app.lang)
+    words = explain(error.value.reason, error.value.details, app.lang)
+    return words[:1].upper() + words[1:]
 
 
 def test_illegal_actions_are_explained_and_change_nothing() -> None:
@@ -1178,7 +1179,7 @@ def test_the_table_speaks_german() -> None:
         screen = await my_turn(pilot, app)
         labels = [str(button.label) for button in screen.query(Button)]
         assert labels == ["Ziehen (z)", "Zug beenden (b)", "Tipp (h)", "Zurück (u)"]
-        assert str(status(app).content).startswith("du bist dran")
+        assert str(status(app).content).startswith("Du bist dran")
         footer = {
             key: active.binding.description for key, active in screen.active_bindings.items() if active.binding.show
         }
@@ -1314,13 +1315,13 @@ MADE_FOR_YOU = {
         True,
         {
             "en": [
-                "you draw G20 …",
+                "You draw G20 …",
                 "G20 does not fit: you draw Y1 (2 of 3)",
                 "Y1 does not fit: you draw B1 (3 of 3)",
                 "B1 does not fit, and you may draw no more: your turn ends",
             ],
             "de": [
-                "du ziehst Gr20 …",
+                "Du ziehst Gr20 …",
                 "Gr20 passt nicht: du ziehst Ge1 (2 von 3)",
                 "Ge1 passt nicht: du ziehst B1 (3 von 3)",
                 "B1 passt nicht, und du darfst nicht mehr ziehen: dein Zug endet",
@@ -1332,15 +1333,15 @@ MADE_FOR_YOU = {
         False,
         {
             "en": [
-                "your turn: nothing fits …",
-                "nothing fits: you draw G20",
+                "Your turn: nothing fits …",
+                "Nothing fits: you draw G20",
                 "G20 does not fit: you draw Y1 (2 of 3)",
                 "Y1 does not fit: you draw B1 (3 of 3)",
                 "B1 does not fit, and you may draw no more: your turn ends",
             ],
             "de": [
-                "du bist dran: nichts passt …",
-                "nichts passt: du ziehst Gr20",
+                "Du bist dran: nichts passt …",
+                "Nichts passt: du ziehst Gr20",
                 "Gr20 passt nicht: du ziehst Ge1 (2 von 3)",
                 "Ge1 passt nicht: du ziehst B1 (3 von 3)",
                 "B1 passt nicht, und du darfst nicht mehr ziehen: dein Zug endet",
@@ -1389,7 +1390,8 @@ def test_moves_made_for_the_person_are_shown_one_by_one_and_take_no_key(
     set_status = TableScreen._set_status
 
     def recording(screen: TableScreen, text: str, *, error: bool = False, made: bool = False) -> None:
-        text = cards_in_words(text, lang)  # as the status line shows it
+        text = cards_in_words(text, lang)  # as the status line shows it, a sentence
+        text = text[:1].upper() + text[1:]
         if made and (not shown or shown[-1] != text):
             shown.append(text)
         set_status(screen, text, error=error, made=made)
@@ -1405,7 +1407,7 @@ def test_moves_made_for_the_person_are_shown_one_by_one_and_take_no_key(
     kept = list(table.game.hand(0))
     app = ElferRausApp(choices("human", "greedy", pace=1.0), lang=lang, table=table)
     draw_key = "z" if lang == "de" else "d"
-    your_turn_words = "your turn: lay a card" if lang == "en" else "du bist dran: lege an"
+    your_turn_words = "Your turn: lay a card" if lang == "en" else "Du bist dran: lege an"
 
     async def script(pilot: Pilot[None]) -> None:
         game = table.game

@@ -623,7 +623,8 @@ class TableScreen(Screen[None]):
     def _set_status(self, text: str, *, error: bool = False, made: bool = False) -> None:
         """Show ``text`` in the status line; ``error`` for a move refused, ``made`` for a move made for the person."""
         status = self.query_one("#status", Static)
-        status.update(cards_in_words(text, self.lang))  # every card as the player reads it (Ge12 in German)
+        line = cards_in_words(text, self.lang)  # every card as the player reads it (Ge12 in German)
+        status.update(line[:1].upper() + line[1:])  # a line on its own, as the page shows it: a sentence
         status.set_class(error, "error")
         status.set_class(made, "auto")
 
