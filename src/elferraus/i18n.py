@@ -103,6 +103,16 @@ def cards_in_words(text: str, lang: Lang) -> str:
     return _CARD_IN_TEXT.sub(lambda found: color_letter(found[1], lang) + found[2], text)
 
 
+def sentence(text: str) -> str:
+    """``text`` as a line of its own begins: with a capital letter (the catalogue's words are written to be
+    joined into other sentences, so they begin small).
+
+    >>> sentence("du bist dran: lege an")
+    'Du bist dran: lege an'
+    """
+    return text[:1].upper() + text[1:]
+
+
 def explain(reason: str, details: Mapping[str, object], lang: Lang) -> str:
     """Word an illegal-move reason (from :class:`~elferraus.IllegalMoveError`) for a player."""
     if reason not in MESSAGES:

@@ -385,7 +385,7 @@ def test_prompt_plays_a_whole_game_and_explains_mistakes(capsys: pytest.CaptureF
     assert game.is_over()
     assert "'nonsense' is not a move" in out
     assert "'B99' is not a move" in out
-    assert "lay a card or draw before you end your turn" in out or "you hold" in out
+    assert "Lay a card or draw before you end your turn" in out or "You hold" in out
     assert "\nYou · " in out  # the hand, labelled as the full game labels it
 
 

@@ -83,7 +83,7 @@ DIALOGUE: dict[str, dict[Lang, tuple[list[str], list[str]]]] = {
                 "  Computer 4 (medium)  ▌▌▌▌▌▌▌▌▌▌▌▌  12 cards · laid B11 Y11 Y12\n",
                 "  ██ pile: 20 cards\n",
                 "R ●   ·  ·  ·  ·  ·  ·  ·  ·  · +10 [11] +12",
-                "your turn: lay a card, or draw (you have laid nothing yet)\n",
+                "Your turn: lay a card, or draw (you have laid nothing yet)\n",
                 "You · 15 cards: R4 R6 R7 R10* R19 │ Y7 Y17 │ G1 G10 G11* G20 │ B2 B5 B9 B12*\n",
                 KEYS["en"],
             ],
@@ -96,7 +96,7 @@ DIALOGUE: dict[str, dict[Lang, tuple[list[str], list[str]]]] = {
                 "  Computer 3 (mittel)  ▌▌▌▌▌▌▌▌▌▌▌▌+ 14 Karten · eröffnet mit R11\n",
                 "  ██ Stapel: 20 Karten\n",
                 "■ Gr                                 +11 (nicht eröffnet)",
-                "du bist dran: lege an oder zieh (du hast noch nichts angelegt)\n",
+                "Du bist dran: lege an oder zieh (du hast noch nichts angelegt)\n",
                 "Du · 15 Karten: R4 R6 R7 R10* R19 │ Ge7 Ge17 │ Gr1 Gr10 Gr11* Gr20 │ B2 B5 B9 B12*\n",
                 KEYS["de"],
             ],
@@ -144,22 +144,22 @@ DIALOGUE: dict[str, dict[Lang, tuple[list[str], list[str]]]] = {
         "de": (["R4"], ["R4 passt nicht: Rot liegt von 11 bis 11, dort passt nur R10 oder R12\n"]),
     },
     "ending the turn too early, by the shown key and the hidden p": {
-        "en": (["e", "p"], ["lay a card or draw before you end your turn\n"] * 2),
-        "de": (["b", "p"], ["lege an oder zieh, bevor du deinen Zug beendest\n"] * 2),
+        "en": (["e", "p"], ["Lay a card or draw before you end your turn\n"] * 2),
+        "de": (["b", "p"], ["Lege an oder zieh, bevor du deinen Zug beendest\n"] * 2),
     },
     "drawing by the key of either language": {
-        "en": (["d"], ["You drew Y6\n", "you drew Y6, it does not fit: draw again (1 of 3)\n"]),
-        "de": (["z"], ["Du ziehst Ge6\n", "du hast Ge6 gezogen, sie passt nicht: zieh noch einmal (1 von 3)\n"]),
+        "en": (["d"], ["You drew Y6\n", "You drew Y6, it does not fit: draw again (1 of 3)\n"]),
+        "de": (["z"], ["Du ziehst Ge6\n", "Du hast Ge6 gezogen, sie passt nicht: zieh noch einmal (1 von 3)\n"]),
     },
     "laying, then taking it back": {
         "en": (
             ["g11", "u"],
             [
                 "You laid G11\n",
-                "lay more cards, or end your turn\n",
+                "Lay more cards, or end your turn\n",
                 "You · 14 cards: ",
                 "Your last turn is taken back.\n",
-                "your turn: lay a card, or draw (you have laid nothing yet)\n",
+                "Your turn: lay a card, or draw (you have laid nothing yet)\n",
                 "You · 15 cards: ",
             ],
         ),
@@ -167,7 +167,7 @@ DIALOGUE: dict[str, dict[Lang, tuple[list[str], list[str]]]] = {
             ["gr11", "u"],  # a card typed as the game shows it (the record's g11 works too)
             [
                 "Du legst Gr11 an\n",
-                "lege weitere Karten an oder beende deinen Zug\n",
+                "Lege weitere Karten an oder beende deinen Zug\n",
                 "Dein letzter Zug ist zurückgenommen.\n",
                 "Du · 15 Karten: ",
             ],
@@ -319,7 +319,7 @@ def test_save_and_quit_then_resume_where_it_stopped(
     assert main(["play", "--plain", "--lang", "en", "--resume", str(path)]) == 0
     out = capsys.readouterr().out
     # The game goes on with G11 laid, and its own file is offered first and replaced without asking.
-    in_order(out, ["lay more cards, or end your turn\n", f"Save the game to {path}\n", f"Game saved to {path}\n"])
+    in_order(out, ["Lay more cards, or end your turn\n", f"Save the game to {path}\n", f"Game saved to {path}\n"])
     assert "Replace it?" not in out
 
 

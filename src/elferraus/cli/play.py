@@ -21,7 +21,7 @@ from typing import Literal
 from rich.console import Console
 
 from elferraus.errors import IllegalMoveError, NotationError, RecordError
-from elferraus.i18n import Lang, cards_in_words, detect_language, explain, tr
+from elferraus.i18n import Lang, cards_in_words, detect_language, explain, sentence, tr
 from elferraus.moves import DRAW, PASS, Move
 from elferraus.table.hints import hint_line
 from elferraus.table.saving import (
@@ -241,7 +241,7 @@ class PromptGame:
         self.say(f"  {pile_line(table, lang)}")
         for line in row_lines(view.rows, table.game.rules.colors, lang, markup=markup):
             self.console.print(line, markup=markup)
-        self.say(status_line(view, lang))
+        self.say(sentence(status_line(view, lang)))
         step = table.next_step()
         asked = step.kind == "ask" and step.seat == HUMAN
         self.console.print(
@@ -267,7 +267,7 @@ class PromptGame:
                 try:
                     table.play(choice, seat=HUMAN)
                 except IllegalMoveError as error:
-                    self.say(explain(error.reason, error.details, self.lang))
+                    self.say(sentence(explain(error.reason, error.details, self.lang)))
                     continue
                 self.report(HUMAN)
                 return
@@ -393,9 +393,9 @@ class PromptGame:
                 assert step.move is not None
                 before = table.game.view(step.seat)
                 self.show_table()
-                self.say(made_for_coming_line(before, step.move, self.lang))
+                self.say(sentence(made_for_coming_line(before, step.move, self.lang)))
                 table.play(step.move)
-                self.say(made_for_done_line(before, step.move, table.game.view(step.seat), self.lang))
+                self.say(sentence(made_for_done_line(before, step.move, table.game.view(step.seat), self.lang)))
                 continue
             table.play(table.think())
             self.report(step.seat)

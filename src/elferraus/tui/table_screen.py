@@ -29,7 +29,7 @@ from textual.worker import Worker, get_current_worker
 from elferraus.bots import Advice
 from elferraus.cards import Card
 from elferraus.errors import IllegalMoveError
-from elferraus.i18n import Lang, cards_in_words, explain, format_number, tr
+from elferraus.i18n import Lang, cards_in_words, explain, format_number, sentence, tr
 from elferraus.moves import DRAW, PASS, Move
 from elferraus.table.coach import moment, tip_of
 from elferraus.table.hints import hint_line
@@ -623,8 +623,7 @@ class TableScreen(Screen[None]):
     def _set_status(self, text: str, *, error: bool = False, made: bool = False) -> None:
         """Show ``text`` in the status line; ``error`` for a move refused, ``made`` for a move made for the person."""
         status = self.query_one("#status", Static)
-        line = cards_in_words(text, self.lang)  # every card as the player reads it (Ge12 in German)
-        status.update(line[:1].upper() + line[1:])  # a line on its own, as the page shows it: a sentence
+        status.update(sentence(cards_in_words(text, self.lang)))  # every card as the player reads it (Ge12)
         status.set_class(error, "error")
         status.set_class(made, "auto")
 
