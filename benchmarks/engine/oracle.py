@@ -19,6 +19,10 @@ the variants change only what its search knows:
   one of the three cards beyond it, so those cards weigh more in its hand,
   times :attr:`ReadingOracle.door_factor`; ``scale``: "he did not lay a card that fit, so he holds
   none" is believed only as much as he lays whatever he can);
+- ``claims``: the ``doors`` reading kept whole: a sampled deal in which a
+  seat holds none of the cards one of its lays claimed is drawn again, as
+  likely as the reading takes that seat for a blocker (up to
+  :data:`CLAIM_TRIES` draws a sample);
 - ``hoarder``: the plain hoarder, no search, for reference.
 
 Variants combine with ``+`` (``hands+styles+whole``). The win share is per
@@ -36,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import statistics
 import sys
 import time
@@ -43,13 +48,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from elferraus import Game
+from elferraus import Game, core
 from elferraus.bots import make_bot
 from elferraus.bots.base import Bot
 from elferraus.bots.blocking import HoarderBot
 from elferraus.bots.knowledge import Knowledge
 from elferraus.bots.master import MasterBot
 from elferraus.bots.search import Advice, SearchBot
+from elferraus.moves import Move
 from elferraus.rollout.simulation import (
     POLICY_BLOCKER,
     POLICY_GREEDY,
@@ -72,7 +78,9 @@ PLAYOUT_POLICY = {
     "expert": POLICY_MEDIUM,
 }
 """The playout policy that plays each opponent as he plays (``expert``: the policy its own playouts use)."""
-KNOWN = ("hands", "styles", "whole", "doors", "scale", "master", "hoarder")
+KNOWN = ("hands", "styles", "whole", "doors", "scale", "claims", "master", "hoarder")
+CLAIM_TRIES = 20
+"""``claims``: how many deals are drawn for one sample before the last one drawn is taken as it is."""
 LEAD = 3
 """``blocker`` lays of its own accord only towards an own card at most two cards beyond: one of three."""
 GREEDY, MEDIUM, BLOCKER, TIGHT = range(4)
@@ -164,6 +172,52 @@ class ReadingOracle(MasterBot):
                 weights[seat] = tuple(row)
         arguments["weights"] = tuple(weights)
         return arguments
+
+    def _best_by_search(self, view: SeatView, knowledge: Knowledge, heuristic: Move) -> Advice:
+        if "claims" not in self.knows or self._tracker is None:
+            return super()._best_by_search(view, knowledge, heuristic)
+        styles = self.reading.read(self._tracker, view.rules.must_play)
+        claims = open_door_claims(view)
+        belief = [0.0 if chances is None else chances[BLOCKER] + chances[TIGHT] for chances in styles]
+        fair = self._search_rounds
+        sample = core.sampling_function()
+
+        def rounds(*, candidates: Any, schedule: Any, **arguments: Any) -> list[tuple[int, ...]]:
+            outcomes: list[tuple[int, ...]] = []
+            for policies, seed in schedule:
+                chooser = random.Random(seed)
+                for _ in range(CLAIM_TRIES):
+                    ((hands, _pile, _playout),) = sample(
+                        seat=arguments["seat"],
+                        hand=arguments["hand"],
+                        counts=arguments["counts"],
+                        pile_count=arguments["pile_count"],
+                        unknown=arguments["unknown"],
+                        weights=arguments["weights"],
+                        samples=1,
+                        seed=chooser.getrandbits(64),
+                    )
+                    if all(
+                        all(any(hands[seat] >> card & 1 for card in cards) for cards in claims[seat])
+                        or chooser.random() >= belief[seat]
+                        for seat in range(view.players)
+                        if seat != view.seat
+                    ):
+                        break
+                pinned = tuple(
+                    None if seat == view.seat else tuple(float(hands[seat] >> card & 1) for card in range(80))
+                    for seat in range(view.players)
+                )
+                outcomes.extend(
+                    fair(candidates=candidates, schedule=[(policies, seed)], **{**arguments, "weights": pinned})
+                )
+            return outcomes
+
+        self._search_rounds = rounds
+        try:
+            return super()._best_by_search(view, knowledge, heuristic)
+        finally:
+            self._search_rounds = fair
 
     def _opponent_models(self, view: SeatView) -> tuple[int, ...]:
         if "styles" not in self.knows:

@@ -97,5 +97,18 @@ def test_a_deal_is_played_the_same_from_its_number_alone(tmp_path: Path) -> None
     assert all(len(record["wins_per_deal"]) == 2 for record in first)
     assert all(0 <= won <= 4 for record in first for won in record["wins_per_deal"])
     assert first[1]["wins_per_deal"] == [oracle.play_deal("hands", "greedy", deal) for deal in (3, 4)]
+
     with pytest.raises(SystemExit):
         oracle.main(["--against", "greedy", "--variants", "hands+peeks"])
+
+
+@pytest.mark.parametrize("variant", ["hands", "claims"])
+def test_the_published_figures_are_what_the_code_plays(variant: str) -> None:
+    """A deal of the committed results, played again: the same games won."""
+    results = Path(__file__).parents[2] / "benchmarks" / "results" / "2026-12-07-oracle.jsonl"
+    record = next(
+        found
+        for found in map(json.loads, results.read_text(encoding="utf-8").splitlines())
+        if found["variant"] == variant and found["against"] == "blocker" and found["start"] == 0
+    )
+    assert oracle.play_deal(variant, "blocker", 1) == record["wins_per_deal"][1]
