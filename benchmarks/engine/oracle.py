@@ -55,36 +55,24 @@ from elferraus.bots.blocking import HoarderBot
 from elferraus.bots.knowledge import Knowledge
 from elferraus.bots.master import MasterBot
 from elferraus.bots.search import Advice, SearchBot
+from elferraus.bots.styles import WITH_HOARDER
 from elferraus.moves import Move
-from elferraus.rollout.simulation import (
-    POLICY_BLOCKER,
-    POLICY_GREEDY,
-    POLICY_HOARDER,
-    POLICY_MEDIUM,
-    POLICY_ONE_LAY,
-    POLICY_TIGHT_BLOCKER,
-)
+from elferraus.rollout.simulation import POLICY_MEDIUM
 from elferraus.view import SeatView
 
 DEAL_SEED = 10_000
 """Deal ``d`` is ``Game.deal(players=4, seed=DEAL_SEED + d)``."""
-PLAYOUT_POLICY = {
-    "greedy": POLICY_GREEDY,
-    "medium": POLICY_MEDIUM,
-    "blocker": POLICY_BLOCKER,
-    "tight-blocker": POLICY_TIGHT_BLOCKER,
-    "one-lay": POLICY_ONE_LAY,
-    "hoarder": POLICY_HOARDER,
-    "expert": POLICY_MEDIUM,
-}
+PLAYOUT_POLICY = {**dict(zip(WITH_HOARDER.styles, WITH_HOARDER.policies, strict=True)), "expert": POLICY_MEDIUM}
 """The playout policy that plays each opponent as he plays (``expert``: the policy its own playouts use)."""
 KNOWN = ("hands", "styles", "whole", "doors", "scale", "claims", "master", "hoarder")
 CLAIM_TRIES = 20
 """``claims``: how many deals are drawn for one sample before the last one drawn is taken as it is."""
 LEAD = 3
 """``blocker`` lays of its own accord only towards an own card at most two cards beyond: one of three."""
-GREEDY, MEDIUM, BLOCKER, TIGHT = range(4)
-"""The first styles of :data:`elferraus.bots.styles.WITH_HOARDER`, by their places."""
+GREEDY, MEDIUM, BLOCKER, TIGHT = (
+    WITH_HOARDER.styles.index(style) for style in ("greedy", "medium", "blocker", "tight-blocker")
+)
+"""The places of these styles in a reading's posterior (:data:`elferraus.bots.styles.WITH_HOARDER`)."""
 
 
 def door_cards(rows: dict[int, tuple[int, int]], color: int, number: int) -> list[list[int]]:
@@ -117,11 +105,11 @@ def open_door_claims(view: SeatView) -> list[list[list[int]]]:
         seat, color, number = int(seat_text), "RYGB".index(action[0]), int(action[1:])
         card = color * 20 + number - 1
         for holder in range(players):
-            claims[holder] = [
-                [c for c in cards if c != card]
-                for cards in claims[holder]
-                if not (holder == seat and card in cards) and [c for c in cards if c != card]
-            ]
+            if holder == seat:  # his lay of a claimed card explains the claim
+                claims[holder] = [cards for cards in claims[holder] if card not in cards]
+            else:  # he never held a card somebody else laid
+                left = ([c for c in cards if c != card] for cards in claims[holder])
+                claims[holder] = [cards for cards in left if cards]
         if seat != view.seat and pile > 0 and rows:
             claims[seat].extend(cards for cards in door_cards(rows, color, number) if cards)
         row = rows.get(color)

@@ -68,7 +68,7 @@ def test_the_oracle_of_hands_samples_each_opponents_true_hand_and_nothing_else_k
         legal = game.legal_moves()
         game.push(DRAW if DRAW in legal else legal[0])
     view = game.view(0)
-    player = oracle.ReadingOracle(1, game, frozenset({"hands"}), oracle.POLICY_BLOCKER)
+    player = oracle.ReadingOracle(1, game, frozenset({"hands"}), oracle.PLAYOUT_POLICY["blocker"])
     player.start_game(0, 4, game.rules)
     tracker = player._tracker = Tracker.following(view, None)
     knowledge = Knowledge.of(view, tracker)

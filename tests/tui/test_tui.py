@@ -29,7 +29,7 @@ from elferraus.cards import Card, Color, parse_cards
 from elferraus.cli.main import build_parser
 from elferraus.cli.play import run_play
 from elferraus.errors import IllegalMoveError
-from elferraus.i18n import Lang, cards_in_words, explain, tr
+from elferraus.i18n import Lang, cards_in_words, explain, sentence, tr
 from elferraus.moves import DRAW, PASS, Move
 from elferraus.position import format_position
 from elferraus.table.session import Seat, Table, TableSetup
@@ -827,8 +827,7 @@ def why_not(app: ElferRausApp, move: Move) -> str:
     trial = app.table.game.copy()
     with pytest.raises(IllegalMoveError) as error:
         trial.push(move)
-    words = explain(error.value.reason, error.value.details, app.lang)
-    return words[:1].upper() + words[1:]
+    return sentence(explain(error.value.reason, error.value.details, app.lang))
 
 
 def test_illegal_actions_are_explained_and_change_nothing() -> None:
@@ -1390,8 +1389,7 @@ def test_moves_made_for_the_person_are_shown_one_by_one_and_take_no_key(
     set_status = TableScreen._set_status
 
     def recording(screen: TableScreen, text: str, *, error: bool = False, made: bool = False) -> None:
-        text = cards_in_words(text, lang)  # as the status line shows it, a sentence
-        text = text[:1].upper() + text[1:]
+        text = sentence(cards_in_words(text, lang))  # as the status line shows it
         if made and (not shown or shown[-1] != text):
             shown.append(text)
         set_status(screen, text, error=error, made=made)
